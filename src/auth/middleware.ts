@@ -1,0 +1,32 @@
+import type { NextFunction, Request, Response } from 'express';
+import { BearerError } from '../errors/bearer-error.js';
+import { resolveAuthorization, type BearerResolver } from './bearer.js';
+import type { Viewer } from './viewer.js';
+
+/** The viewer resolved for this request by `requireViewer`. */
+export function viewerOf(res: Response): Viewer {
+  return res.locals.viewer as Viewer;
+}
+
+/** Sends an RFC 6750 failure; `format` picks a GraphQL `errors` body or an OAuth `error` body. */
+export function sendBearerError(res: Response, err: BearerError, format: 'graphql' | 'oauth'): void {
+  res.status(err.status).set('WWW-Authenticate', err.wwwAuthenticate);
+  if (format === 'graphql') {
+    res.json({ errors: [{ message: err.message, extensions: { code: err.code } }] });
+  } else {
+    res.json({ error: err.error ?? 'invalid_request', error_description: err.message });
+  }
+}
+
+/** Resolves `Authorization: Bearer` into `res.locals.viewer`, or answers 401. */
+export function requireViewer(resolver: BearerResolver, format: 'graphql' | 'oauth') {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      res.locals.viewer = await resolveAuthorization(resolver, req.headers.authorization);
+    } catch (err) {
+      if (err instanceof BearerError) return sendBearerError(res, err, format);
+      return next(err);
+    }
+    next();
+  };
+}

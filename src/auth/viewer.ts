@@ -1,0 +1,22 @@
+/** Who a bearer token speaks for. Resolved once per request by `resolveBearer`. */
+export type Viewer = UserViewer | AppViewer;
+
+export interface UserViewer {
+  kind: 'user';
+  /** users.id of the signed-in user. */
+  userId: number;
+  uid: string;
+  /** The client app the token was issued to. */
+  appId: number;
+  clientId: string;
+  scopes: string[];
+}
+
+export interface AppViewer {
+  kind: 'app';
+  appId: number;
+  clientId: string;
+  /** users.id of the app's owner. */
+  ownerId: number;
+  scopes: string[];
+}

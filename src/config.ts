@@ -1,0 +1,51 @@
+import { config as loadDotenv } from 'dotenv';
+
+/** Every setting the service reads, resolved once from the environment. */
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl: string;
+  nodeEnv: string;
+  production: boolean;
+  logLevel: string;
+  /** Lifetime of user access tokens, in seconds. */
+  accessTokenTtl: number;
+}
+
+export class ConfigError extends Error {}
+
+function integer(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Reads the environment (and `.env` when present); pure apart from that. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = true): Config {
+  if (readDotenv) loadDotenv({ quiet: true, processEnv: env });
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const production = nodeEnv === 'production';
+  const port = integer('PORT', env.PORT, 4000);
+  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`BASE_URL must be an absolute URL, got "${baseUrl}"`);
+  }
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/roster.sqlite3';
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
+  }
+  return {
+    port,
+    host: env.HOST || (production ? '0.0.0.0' : '127.0.0.1'),
+    baseUrl,
+    databaseUrl,
+    nodeEnv,
+    production,
+    logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
+    accessTokenTtl: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, 3600),
+  };
+}

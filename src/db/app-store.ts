@@ -1,0 +1,89 @@
+import { randomToken, sha256 } from '../auth/secrets.js';
+import type { Db } from './knex.js';
+import { toClientApp } from './rows.js';
+import type { ClientAppRow } from './types.js';
+
+/** App tokens carry a prefix so secret scanners can recognise a leaked one. */
+export const APP_TOKEN_PREFIX = 'rst_app_';
+export const CLIENT_SECRET_PREFIX = 'rst_cs_';
+
+export interface NewClientApp {
+  ownerId: number;
+  name: string;
+  redirectUris: string[];
+  /** A public client has no secret and must use PKCE. */
+  confidential?: boolean;
+  clientId?: string;
+}
+
+export interface CreatedClientApp {
+  app: ClientAppRow;
+  clientSecret: string | null;
+  appToken: string;
+}
+
+export class AppStore {
+  constructor(private readonly db: Db) {}
+
+  async findByClientId(clientId: string): Promise<ClientAppRow | undefined> {
+    const row = await this.db('client_apps').where({ client_id: clientId }).first();
+    return row ? toClientApp(row) : undefined;
+  }
+
+  /** The app an app token belongs to, by the token's hash. */
+  async findByAppToken(token: string): Promise<ClientAppRow | undefined> {
+    const row = await this.db('app_tokens')
+      .join('client_apps', 'client_apps.id', 'app_tokens.app_id')
+      .where('app_tokens.token_hash', sha256(token))
+      .first('client_apps.*');
+    return row ? toClientApp(row) : undefined;
+  }
+
+  /** Creates the app with a secret (when confidential) and an app token; both returned once. */
+  async create(input: NewClientApp, now = Date.now()): Promise<CreatedClientApp> {
+    const confidential = input.confidential ?? true;
+    const clientSecret = confidential ? randomToken(CLIENT_SECRET_PREFIX) : null;
+    const appToken = randomToken(APP_TOKEN_PREFIX);
+    const app = await this.db.transaction(async (trx) => {
+      const [row] = await trx('client_apps')
+        .insert({
+          client_id: input.clientId ?? randomToken('', 16),
+          owner_id: input.ownerId,
+          name: input.name,
+          redirect_uris: JSON.stringify(input.redirectUris),
+          client_secret_hash: clientSecret ? sha256(clientSecret) : null,
+          grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('*');
+      const created = toClientApp(row);
+      await trx('app_tokens').insert({ app_id: created.id, token_hash: sha256(appToken), created_at: now });
+      return created;
+    });
+    return { app, clientSecret, appToken };
+  }
+
+  /** Replaces every app token of the app with a new one; the old ones stop working at once. */
+  async rotateAppToken(appId: number, now = Date.now()): Promise<string> {
+    const appToken = randomToken(APP_TOKEN_PREFIX);
+    await this.db.transaction(async (trx) => {
+      await trx('app_tokens').where({ app_id: appId }).delete();
+      await trx('app_tokens').insert({ app_id: appId, token_hash: sha256(appToken), created_at: now });
+    });
+    return appToken;
+  }
+
+  /** Replaces the client secret; the old one stops working at once. */
+  async rotateClientSecret(appId: number, now = Date.now()): Promise<string> {
+    const clientSecret = randomToken(CLIENT_SECRET_PREFIX);
+    await this.db('client_apps')
+      .where({ id: appId })
+      .update({ client_secret_hash: sha256(clientSecret), updated_at: now });
+    return clientSecret;
+  }
+
+  async delete(appId: number): Promise<void> {
+    await this.db('client_apps').where({ id: appId }).delete();
+  }
+}

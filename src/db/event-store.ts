@@ -1,0 +1,58 @@
+import type { Db } from './knex.js';
+import { toEvent } from './rows.js';
+import type { EventRow, Visibility } from './types.js';
+
+export interface NewEvent {
+  slug: string;
+  name: string;
+  startsAt?: number | null;
+  endsAt?: number | null;
+  timeZone?: string | null;
+  visibility?: Visibility;
+  organizerIds: number[];
+}
+
+export class EventStore {
+  constructor(private readonly db: Db) {}
+
+  async findBySlugs(slugs: readonly string[]): Promise<EventRow[]> {
+    if (slugs.length === 0) return [];
+    return (await this.db('events').whereIn('slug', slugs)).map(toEvent);
+  }
+
+  async findBySlug(slug: string): Promise<EventRow | undefined> {
+    const row = await this.db('events').where({ slug }).first();
+    return row ? toEvent(row) : undefined;
+  }
+
+  /** Organizer user ids of each event, in one statement. */
+  async organizerIds(eventIds: readonly number[]): Promise<Map<number, number[]>> {
+    const byEvent = new Map<number, number[]>(eventIds.map((id) => [id, []]));
+    if (eventIds.length === 0) return byEvent;
+    const rows = await this.db('event_organizers').whereIn('event_id', eventIds).select('event_id', 'user_id');
+    for (const r of rows) byEvent.get(Number(r.event_id))?.push(Number(r.user_id));
+    return byEvent;
+  }
+
+  async create(event: NewEvent, now = Date.now()): Promise<EventRow> {
+    return this.db.transaction(async (trx) => {
+      const [row] = await trx('events')
+        .insert({
+          slug: event.slug,
+          name: event.name,
+          starts_at: event.startsAt ?? null,
+          ends_at: event.endsAt ?? null,
+          time_zone: event.timeZone ?? null,
+          visibility: event.visibility ?? 'public',
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('*');
+      const created = toEvent(row);
+      await trx('event_organizers').insert(
+        [...new Set(event.organizerIds)].map((userId) => ({ event_id: created.id, user_id: userId })),
+      );
+      return created;
+    });
+  }
+}

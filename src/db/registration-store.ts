@@ -1,0 +1,44 @@
+import type { Db } from './knex.js';
+import { toRegistration } from './rows.js';
+import type { Page, RegistrationRow } from './types.js';
+
+export class RegistrationStore {
+  constructor(private readonly db: Db) {}
+
+  /** Keyset page: registrations of an event with id > afterId, in id order. */
+  async page(eventId: number, first: number, afterId: number | null): Promise<Page<RegistrationRow>> {
+    const query = this.db('registrations')
+      .where('event_id', eventId)
+      .orderBy('id', 'asc')
+      .limit(first + 1)
+      .select('id', 'event_id', 'user_id', 'created_at');
+    if (afterId !== null) query.andWhere('id', '>', afterId);
+    const rows = (await query).map(toRegistration);
+    return { rows: rows.slice(0, first), hasNextPage: rows.length > first };
+  }
+
+  /** Registration counts per event, in one statement. */
+  async counts(eventIds: readonly number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>(eventIds.map((id) => [id, 0]));
+    if (eventIds.length === 0) return counts;
+    const rows: { event_id: number; n: number | string }[] = await this.db('registrations')
+      .whereIn('event_id', eventIds)
+      .groupBy('event_id')
+      .select('event_id')
+      .count({ n: '*' });
+    for (const r of rows) counts.set(Number(r.event_id), Number(r.n));
+    return counts;
+  }
+
+  async create(eventId: number, userId: number, now = Date.now()): Promise<RegistrationRow> {
+    const [row] = await this.db('registrations')
+      .insert({ event_id: eventId, user_id: userId, created_at: now })
+      .returning('*');
+    return toRegistration(row);
+  }
+
+  async find(eventId: number, userId: number): Promise<RegistrationRow | undefined> {
+    const row = await this.db('registrations').where({ event_id: eventId, user_id: userId }).first();
+    return row ? toRegistration(row) : undefined;
+  }
+}

@@ -1,0 +1,56 @@
+import type { ActivationState, ClientAppRow, EventRow, RegistrationRow, UserRow, Visibility } from './types.js';
+
+// Maps database rows (snake_case; SQLite booleans as 0/1) to the row types.
+type Raw = Record<string, unknown>;
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+export function toUser(r: Raw): UserRow {
+  return {
+    id: num(r.id),
+    uid: String(r.uid),
+    email: strOrNull(r.email),
+    emailVerified: Boolean(r.email_verified),
+    name: String(r.name),
+    picture: strOrNull(r.picture),
+    zoneinfo: strOrNull(r.zoneinfo),
+    passwordHash: strOrNull(r.password_hash),
+    activationState: r.activation_state as ActivationState,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+export function toEvent(r: Raw): EventRow {
+  return {
+    id: num(r.id),
+    slug: String(r.slug),
+    name: String(r.name),
+    startsAt: numOrNull(r.starts_at),
+    endsAt: numOrNull(r.ends_at),
+    timeZone: strOrNull(r.time_zone),
+    visibility: r.visibility as Visibility,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+export function toRegistration(r: Raw): RegistrationRow {
+  return { id: num(r.id), eventId: num(r.event_id), userId: num(r.user_id), createdAt: num(r.created_at) };
+}
+
+export function toClientApp(r: Raw): ClientAppRow {
+  return {
+    id: num(r.id),
+    clientId: String(r.client_id),
+    ownerId: num(r.owner_id),
+    name: String(r.name),
+    redirectUris: JSON.parse(String(r.redirect_uris)) as string[],
+    clientSecretHash: strOrNull(r.client_secret_hash),
+    grantTypes: JSON.parse(String(r.grant_types)) as string[],
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}

@@ -1,0 +1,27 @@
+import { AppStore } from './app-store.js';
+import { EventStore } from './event-store.js';
+import type { Db } from './knex.js';
+import { OidcStore } from './oidc-store.js';
+import { RegistrationStore } from './registration-store.js';
+import { SecretStore } from './secret-store.js';
+import { UserStore } from './user-store.js';
+
+export interface Stores {
+  users: UserStore;
+  events: EventStore;
+  registrations: RegistrationStore;
+  apps: AppStore;
+  secrets: SecretStore;
+  oidc: OidcStore;
+}
+
+export function createStores(db: Db): Stores {
+  return {
+    users: new UserStore(db),
+    events: new EventStore(db),
+    registrations: new RegistrationStore(db),
+    apps: new AppStore(db),
+    secrets: new SecretStore(db),
+    oidc: new OidcStore(db),
+  };
+}

@@ -1,0 +1,57 @@
+/** Row types: what the stores return. GraphQL mappers point at these. */
+
+export type ActivationState = 'active' | 'pending' | 'deactivated';
+export const ACTIVATION_STATES: readonly ActivationState[] = ['active', 'pending', 'deactivated'];
+
+export type Visibility = 'public' | 'private';
+
+export interface UserRow {
+  id: number;
+  uid: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string;
+  picture: string | null;
+  zoneinfo: string | null;
+  passwordHash: string | null;
+  activationState: ActivationState;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface EventRow {
+  id: number;
+  slug: string;
+  name: string;
+  startsAt: number | null;
+  endsAt: number | null;
+  timeZone: string | null;
+  visibility: Visibility;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface RegistrationRow {
+  id: number;
+  eventId: number;
+  userId: number;
+  createdAt: number;
+}
+
+export interface ClientAppRow {
+  id: number;
+  clientId: string;
+  ownerId: number;
+  name: string;
+  redirectUris: string[];
+  clientSecretHash: string | null;
+  grantTypes: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One page of a keyset-paginated list. */
+export interface Page<T> {
+  rows: T[];
+  hasNextPage: boolean;
+}

@@ -1,0 +1,69 @@
+import { randomToken } from '../auth/secrets.js';
+import type { Db } from './knex.js';
+import { toUser } from './rows.js';
+import type { ActivationState, UserRow } from './types.js';
+
+export interface NewUser {
+  uid?: string;
+  email: string | null;
+  emailVerified?: boolean;
+  name: string;
+  picture?: string | null;
+  zoneinfo?: string | null;
+  passwordHash?: string | null;
+  activationState?: ActivationState;
+}
+
+export const newUid = (): string => randomToken('u_', 12);
+
+export class UserStore {
+  constructor(private readonly db: Db) {}
+
+  async findByIds(ids: readonly number[]): Promise<UserRow[]> {
+    if (ids.length === 0) return [];
+    return (await this.db('users').whereIn('id', ids)).map(toUser);
+  }
+
+  async findById(id: number): Promise<UserRow | undefined> {
+    const row = await this.db('users').where({ id }).first();
+    return row ? toUser(row) : undefined;
+  }
+
+  async findByUid(uid: string): Promise<UserRow | undefined> {
+    const row = await this.db('users').where({ uid }).first();
+    return row ? toUser(row) : undefined;
+  }
+
+  async findByEmail(email: string): Promise<UserRow | undefined> {
+    const row = await this.db('users').where({ email_normalized: email.toLowerCase() }).first();
+    return row ? toUser(row) : undefined;
+  }
+
+  /** A user named by email (contains `@`) or by uid. */
+  async findByKey(key: string): Promise<UserRow | undefined> {
+    return key.includes('@') ? this.findByEmail(key) : this.findByUid(key);
+  }
+
+  async create(user: NewUser, now = Date.now()): Promise<UserRow> {
+    const [row] = await this.db('users')
+      .insert({
+        uid: user.uid ?? newUid(),
+        email: user.email,
+        email_normalized: user.email?.toLowerCase() ?? null,
+        email_verified: user.emailVerified ?? false,
+        name: user.name,
+        picture: user.picture ?? null,
+        zoneinfo: user.zoneinfo ?? null,
+        password_hash: user.passwordHash ?? null,
+        activation_state: user.activationState ?? 'active',
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('*');
+    return toUser(row);
+  }
+
+  async setPasswordHash(id: number, passwordHash: string): Promise<void> {
+    await this.db('users').where({ id }).update({ password_hash: passwordHash, updated_at: Date.now() });
+  }
+}

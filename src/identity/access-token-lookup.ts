@@ -1,0 +1,15 @@
+import type Provider from 'oidc-provider';
+import type { AccessTokenLookup } from '../auth/bearer.js';
+
+/** User access tokens are the provider's: found through it, and alive only while their grant is. */
+export function createAccessTokenLookup(provider: Provider): AccessTokenLookup {
+  return async (token) => {
+    const accessToken = await provider.AccessToken.find(token);
+    if (!accessToken?.grantId) return undefined;
+    const grant = await provider.Grant.find(accessToken.grantId);
+    if (!grant || grant.accountId !== accessToken.accountId || grant.clientId !== accessToken.clientId) {
+      return undefined;
+    }
+    return { accountId: accessToken.accountId, clientId: accessToken.clientId!, scopes: [...accessToken.scopes] };
+  };
+}

@@ -1,0 +1,73 @@
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { sha256 } from '../auth/secrets.js';
+import type { Stores } from '../db/stores.js';
+import { clientMetadata } from './client-metadata.js';
+
+// Models whose id is the bearer value itself: stored without it, so the table holds hashes only.
+const BEARER_MODELS = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'ClientCredentials',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'InitialAccessToken',
+  'RegistrationAccessToken',
+  'PushedAuthorizationRequest',
+]);
+
+/** oidc-provider's persistence through the OIDC store; clients come from the client_apps table. */
+export function createAdapterClass(stores: Stores) {
+  return class KnexAdapter implements Adapter {
+    constructor(private readonly model: string) {}
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const stored: AdapterPayload = { ...payload };
+      if (BEARER_MODELS.has(this.model)) delete stored.jti;
+      await stores.oidc.upsert(this.model, sha256(id), {
+        payload: stored as Record<string, unknown>,
+        grantId: payload.grantId ? sha256(payload.grantId) : null,
+        uid: payload.uid ? sha256(payload.uid) : null,
+        userCode: payload.userCode ? sha256(payload.userCode) : null,
+        expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : null,
+      });
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === 'Client') {
+        const app = await stores.apps.findByClientId(id);
+        return app ? clientMetadata(app) : undefined;
+      }
+      return this.load('id', sha256(id), id);
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      return this.load('uid', sha256(uid));
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      return this.load('user_code', sha256(userCode));
+    }
+
+    async consume(id: string): Promise<void> {
+      await stores.oidc.consume(this.model, sha256(id));
+    }
+
+    async destroy(id: string): Promise<void> {
+      await stores.oidc.destroy(this.model, sha256(id));
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await stores.oidc.revokeByGrantId(sha256(grantId));
+    }
+
+    private async load(column: 'id' | 'uid' | 'user_code', key: string, id?: string) {
+      const record = await stores.oidc.find(this.model, column, key);
+      if (!record || (record.expiresAt !== null && record.expiresAt <= Date.now())) return undefined;
+      const payload = record.payload as AdapterPayload;
+      if (id !== undefined && BEARER_MODELS.has(this.model)) payload.jti = id;
+      if (record.consumedAt !== null) payload.consumed = Math.floor(record.consumedAt / 1000);
+      return payload;
+    }
+  };
+}

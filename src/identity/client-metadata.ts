@@ -1,0 +1,17 @@
+import type { ClientMetadata } from 'oidc-provider';
+import type { ClientAppRow } from '../db/types.js';
+
+/** A registered app as oidc-provider client metadata. `client_secret` holds the secret's hash. */
+export function clientMetadata(app: ClientAppRow): ClientMetadata {
+  const confidential = app.clientSecretHash !== null;
+  return {
+    client_id: app.clientId,
+    client_name: app.name,
+    redirect_uris: app.redirectUris,
+    post_logout_redirect_uris: app.redirectUris,
+    grant_types: app.grantTypes,
+    response_types: ['code'],
+    token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
+    ...(confidential ? { client_secret: app.clientSecretHash! } : {}),
+  };
+}

@@ -1,0 +1,43 @@
+import { Router } from 'express';
+import type { BearerResolver } from '../auth/bearer.js';
+import { requireViewer, sendBearerError, viewerOf } from '../auth/middleware.js';
+import type { Stores } from '../db/stores.js';
+import { BearerError, invalidToken } from '../errors/bearer-error.js';
+import { allClaims, claimsForScopes, pairwiseSubject } from './claims.js';
+import { USERINFO_PATH } from './provider.js';
+
+/** GET/POST /openid/userinfo: the signed-in user's claims, by granted scope (SPEC §4). */
+export function userinfoRouter(deps: { stores: Stores; resolver: BearerResolver; pairwiseSalt: string }): Router {
+  const router = Router();
+  router.all(USERINFO_PATH, (req, res, next) => {
+    // Bearer tokens travel in the header only, so the answer is the same for every caller origin.
+    res.set('Access-Control-Allow-Origin', '*');
+    if (req.method === 'OPTIONS') {
+      res.set('Access-Control-Allow-Headers', 'Authorization').set('Access-Control-Allow-Methods', 'GET, POST');
+      res.status(204).end();
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      res.set('Allow', 'GET, POST').status(405).json({ error: 'invalid_request', error_description: 'Use GET or POST.' });
+      return;
+    }
+    next();
+  });
+  router.all(USERINFO_PATH, requireViewer(deps.resolver, 'oauth'), async (_req, res, next) => {
+    try {
+      const viewer = viewerOf(res);
+      if (viewer.kind !== 'user') return sendBearerError(res, invalidToken(), 'oauth');
+      if (!viewer.scopes.includes('openid')) {
+        const err = new BearerError(403, 'insufficient_scope', 'The token was not granted the openid scope.', 'openid');
+        return sendBearerError(res, err, 'oauth');
+      }
+      const user = await deps.stores.users.findById(viewer.userId);
+      if (!user) return sendBearerError(res, invalidToken(), 'oauth');
+      const sub = pairwiseSubject(viewer.clientId, user.uid, deps.pairwiseSalt);
+      res.set('Cache-Control', 'no-store').json(claimsForScopes(allClaims(user, sub), viewer.scopes));
+    } catch (err) {
+      next(err);
+    }
+  });
+  return router;
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Provider from 'oidc-provider';
+import knexFactory from 'knex';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createDb, migrate, type Db } from '../../src/db/knex.js';
+import type { Stores } from '../../src/db/stores.js';
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  db: Db;
+  stores: Stores;
+  provider: Provider;
+  close(): Promise<void>;
+}
+
+/** A fresh, migrated database: a temp SQLite file, or a new PostgreSQL database when TEST_DATABASE_URL is set. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `roster_test_${randomBytes(6).toString('hex')}`;
+  const admin = process.env.TEST_DATABASE_URL;
+  if (admin) {
+    const adminDb = knexFactory({ client: 'pg', connection: admin, pool: { min: 0, max: 1 } });
+    await adminDb.raw(`CREATE DATABASE ${name}`);
+    await adminDb.destroy();
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      async drop() {
+        const again = knexFactory({ client: 'pg', connection: admin, pool: { min: 0, max: 1 } });
+        await again.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await again.destroy();
+      },
+    };
+  }
+  const file = join(tmpdir(), `${name}.sqlite3`);
+  return {
+    url: `sqlite:${file}`,
+    async drop() {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    },
+  };
+}
+
+/** Starts the real service on an ephemeral port against a fresh database. */
+export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+  const database = await freshDatabase();
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ NODE_ENV: 'test', BASE_URL: url, DATABASE_URL: database.url, ...env }, false);
+  const db = createDb(config.databaseUrl);
+  await migrate(db);
+  const roster = await createApp({ config, db });
+  server.on('request', roster.app);
+  return {
+    url,
+    config,
+    db,
+    stores: roster.stores,
+    provider: roster.provider,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await roster.close();
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+/** Counts SQL statements the database runs while `fn` runs. */
+export async function countQueries<T>(db: Db, fn: () => Promise<T>): Promise<{ result: T; count: number }> {
+  let count = 0;
+  const listener = () => {
+    count += 1;
+  };
+  db.on('query', listener);
+  try {
+    const result = await fn();
+    return { result, count };
+  } finally {
+    db.off('query', listener);
+  }
+}
