@@ -11,7 +11,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name='only']", message: '.only never lands' },
+        {
+          selector: "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name='only']",
+          message: '.only never lands',
+        },
       ],
     },
   },

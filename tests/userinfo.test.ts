@@ -124,7 +124,10 @@ describe('userinfo bearer errors (RFC 6750)', () => {
 
   test('an expired token: 401 invalid_token', async () => {
     const token = await mint('openid');
-    await server.db('oidc_payloads').where({ model: 'AccessToken' }).update({ expires_at: Date.now() - 1000 });
+    await server
+      .db('oidc_payloads')
+      .where({ model: 'AccessToken' })
+      .update({ expires_at: Date.now() - 1000 });
     const res = await userinfo(token);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');

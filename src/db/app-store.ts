@@ -25,6 +25,11 @@ export interface CreatedClientApp {
 export class AppStore {
   constructor(private readonly db: Db) {}
 
+  async findByIds(ids: readonly number[]): Promise<ClientAppRow[]> {
+    if (ids.length === 0) return [];
+    return (await this.db('client_apps').whereIn('id', ids)).map(toClientApp);
+  }
+
   async findByClientId(clientId: string): Promise<ClientAppRow | undefined> {
     const row = await this.db('client_apps').where({ client_id: clientId }).first();
     return row ? toClientApp(row) : undefined;

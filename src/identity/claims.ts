@@ -19,7 +19,12 @@ export type Claims = Record<string, string | number | boolean>;
 
 /** Every claim the user has, unknown ones left out (not null). */
 export function allClaims(user: UserRow, sub: string): Claims & { sub: string } {
-  const claims: Claims & { sub: string } = { sub, uid: user.uid, updated_at: Math.floor(user.updatedAt / 1000), name: user.name };
+  const claims: Claims & { sub: string } = {
+    sub,
+    uid: user.uid,
+    updated_at: Math.floor(user.updatedAt / 1000),
+    name: user.name,
+  };
   if (user.email !== null) {
     claims.email = user.email;
     claims.email_verified = user.emailVerified;

@@ -18,7 +18,10 @@ export function userinfoRouter(deps: { stores: Stores; resolver: BearerResolver;
       return;
     }
     if (req.method !== 'GET' && req.method !== 'POST') {
-      res.set('Allow', 'GET, POST').status(405).json({ error: 'invalid_request', error_description: 'Use GET or POST.' });
+      res
+        .set('Allow', 'GET, POST')
+        .status(405)
+        .json({ error: 'invalid_request', error_description: 'Use GET or POST.' });
       return;
     }
     next();

@@ -43,7 +43,11 @@ export async function seedFixtures(server: TestServer): Promise<Fixtures> {
     await users.create({ email: null, name: 'Nora No-Email' }),
     other,
   ];
-  const publicEvent = await events.create({ slug: 'public-meetup', name: 'Public Meetup', organizerIds: [organizer.id] });
+  const publicEvent = await events.create({
+    slug: 'public-meetup',
+    name: 'Public Meetup',
+    organizerIds: [organizer.id],
+  });
   const privateEvent = await events.create({
     slug: 'private-retreat',
     name: 'Private Retreat',
@@ -60,10 +64,12 @@ export async function seedFixtures(server: TestServer): Promise<Fixtures> {
   const orgApp = await createApp(organizer.id, 'Organizer Badge Printer');
   const otherApp = await createApp(other.id, 'Other CRM');
   const scope = 'openid email profile';
-  const organizerUser = (await mintAccessToken(server.provider, { accountId: organizer.uid, clientId: orgApp.clientId, scope }))
-    .access_token;
-  const otherUser = (await mintAccessToken(server.provider, { accountId: other.uid, clientId: otherApp.clientId, scope }))
-    .access_token;
+  const organizerUser = (
+    await mintAccessToken(server.provider, { accountId: organizer.uid, clientId: orgApp.clientId, scope })
+  ).access_token;
+  const otherUser = (
+    await mintAccessToken(server.provider, { accountId: other.uid, clientId: otherApp.clientId, scope })
+  ).access_token;
   return {
     organizer,
     other,

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import type Provider from 'oidc-provider';
+import { pino, type Logger } from 'pino';
+import { createBearerResolver } from './auth/bearer.js';
+import type { Config } from './config.js';
+import type { Db } from './db/knex.js';
+import { createStores, type Stores } from './db/stores.js';
+import { createGraphqlRouter } from './graphql/server.js';
+import { createAccessTokenLookup } from './identity/access-token-lookup.js';
+import { createIdentity } from './identity/provider.js';
+import { userinfoRouter } from './identity/userinfo.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger?: Logger;
+}
+
+export interface RosterApp {
+  app: Express;
+  stores: Stores;
+  provider: Provider;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** The whole service as an Express app, not listening: server.ts listens, tests import this. */
+export async function createApp(deps: AppDeps): Promise<RosterApp> {
+  const { config, db } = deps;
+  const logger = deps.logger ?? pino({ level: config.logLevel });
+  const stores = createStores(db);
+  const { provider, pairwiseSalt } = await createIdentity({ config, stores });
+  const resolver = createBearerResolver(stores, createAccessTokenLookup(provider));
+  const graphql = await createGraphqlRouter({ stores, resolver, config, logger });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.production ? 'loopback, linklocal, uniquelocal' : false);
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    const id = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = id;
+    res.set('X-Request-Id', id);
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await db.raw('select 1');
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).json({ status: 'unavailable', error: 'The database is not reachable.' });
+    }
+  });
+
+  app.use('/graphql', graphql.router);
+  app.use(userinfoRouter({ stores, resolver, pairwiseSalt }));
+  app.use(errorHandler(logger));
+  // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
+  app.use(provider.callback());
+
+  return {
+    app,
+    stores,
+    provider,
+    logger,
+    async close() {
+      await graphql.stop();
+    },
+  };
+}
+
+interface HttpError extends Error {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  expose?: boolean;
+}
+
+/** Turns body-parser failures into clear 4xx answers and anything else into a 500 with a request id. */
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: HttpError, req, res, next) => {
+    if (res.headersSent) return next(err);
+    const status = err.status ?? err.statusCode ?? 500;
+    const requestId = String(res.locals.requestId);
+    if (status >= 400 && status < 500 && err.expose !== false) {
+      const message =
+        err.type === 'entity.too.large'
+          ? 'The request body is too large.'
+          : err.type === 'entity.parse.failed'
+            ? 'The request body is not valid JSON.'
+            : err.message.split('\n')[0];
+      const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST';
+      res.status(status).json({ errors: [{ message, extensions: { code } }] });
+      return;
+    }
+    logger.error({ err, requestId, path: req.path }, 'unhandled error');
+    res.status(500).json({
+      errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } }],
+    });
+  };
+}

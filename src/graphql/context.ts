@@ -1,0 +1,15 @@
+import type { Viewer } from '../auth/viewer.js';
+import type { Stores } from '../db/stores.js';
+import { createLoaders, type Loaders } from './loaders.js';
+
+/** What every resolver sees: who is asking, and this request's loaders. */
+export interface GraphQLContext {
+  viewer: Viewer;
+  stores: Stores;
+  loaders: Loaders;
+  requestId: string;
+}
+
+export function buildContext(viewer: Viewer, stores: Stores, requestId: string): GraphQLContext {
+  return { viewer, stores, loaders: createLoaders(stores), requestId };
+}

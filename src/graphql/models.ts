@@ -1,0 +1,26 @@
+import type { Page, RegistrationRow, UserRow } from '../db/types.js';
+
+// What the connection types resolve from: rows plus the one permission decision made for the page.
+
+export interface RegistrationConnectionModel {
+  eventId: number;
+  page: Page<RegistrationRow>;
+  afterId: number | null;
+  /** Decided once per connection by the policy: may this viewer see registrant emails? */
+  showEmail: boolean;
+}
+
+export interface RegistrationModel {
+  row: RegistrationRow;
+  showEmail: boolean;
+}
+
+export interface RegistrantModel {
+  user: UserRow;
+  showEmail: boolean;
+}
+
+/** Opaque, type-tagged ids: `Event:12` → base64url. */
+export function globalId(type: string, id: number): string {
+  return Buffer.from(`${type}:${id}`).toString('base64url');
+}

@@ -1,0 +1,24 @@
+import { canSeeRegistrantEmail, canSeeRegistrations } from '../../auth/policy.js';
+import { ForbiddenError } from '../../errors/graphql-errors.js';
+import type { EventResolvers } from '../../generated/graphql.js';
+import { globalId } from '../models.js';
+import { decodeCursor, pageSize } from '../pagination.js';
+
+const date = (ms: number | null) => (ms === null ? null : new Date(ms));
+
+export const Event: EventResolvers = {
+  id: (event) => globalId('Event', event.id),
+  startsAt: (event) => date(event.startsAt),
+  endsAt: (event) => date(event.endsAt),
+  visibility: (event) => (event.visibility === 'private' ? 'PRIVATE' : 'PUBLIC'),
+  async registrations(event, { first, after }, { loaders, stores, viewer }) {
+    const organizerIds = await loaders.organizerIds.load(event.id);
+    if (!canSeeRegistrations(viewer, organizerIds)) {
+      throw new ForbiddenError('Only the organizers of this event may read its registrations.');
+    }
+    const size = pageSize(first);
+    const afterId = after === null || after === undefined ? null : decodeCursor(after);
+    const page = await stores.registrations.page(event.id, size, afterId);
+    return { eventId: event.id, page, afterId, showEmail: canSeeRegistrantEmail(viewer, organizerIds) };
+  },
+};

@@ -1,0 +1,31 @@
+import type {
+  PageInfoResolvers,
+  RegistrationConnectionResolvers,
+  RegistrationEdgeResolvers,
+} from '../../generated/graphql.js';
+import type { RegistrationConnectionModel } from '../models.js';
+import { encodeCursor } from '../pagination.js';
+
+const models = (c: RegistrationConnectionModel) => c.page.rows.map((row) => ({ row, showEmail: c.showEmail }));
+
+export const RegistrationConnection: RegistrationConnectionResolvers = {
+  nodes: models,
+  edges: models,
+  pageInfo(c) {
+    const { rows, hasNextPage } = c.page;
+    return {
+      hasNextPage,
+      hasPreviousPage: c.afterId !== null,
+      startCursor: rows.length ? encodeCursor(rows[0]!.id) : null,
+      endCursor: rows.length ? encodeCursor(rows[rows.length - 1]!.id) : null,
+    };
+  },
+  totalCount: (c, _args, { loaders }) => loaders.registrationCount.load(c.eventId),
+};
+
+export const RegistrationEdge: RegistrationEdgeResolvers = {
+  cursor: (edge) => encodeCursor(edge.row.id),
+  node: (edge) => edge,
+};
+
+export const PageInfo: PageInfoResolvers = {};

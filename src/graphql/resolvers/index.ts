@@ -1,0 +1,21 @@
+import { DateTimeResolver } from 'graphql-scalars';
+import type { Resolvers } from '../../generated/graphql.js';
+import { Event } from './Event.js';
+import { Query } from './Query.js';
+import { Registrant, Registration } from './Registration.js';
+import { PageInfo, RegistrationConnection, RegistrationEdge } from './RegistrationConnection.js';
+import { Viewer, ViewerApp, ViewerUser } from './Viewer.js';
+
+export const resolvers: Resolvers = {
+  DateTime: DateTimeResolver,
+  Query,
+  Viewer,
+  ViewerUser,
+  ViewerApp,
+  Event,
+  RegistrationConnection,
+  RegistrationEdge,
+  PageInfo,
+  Registration,
+  Registrant,
+};

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { Router, type Request } from 'express';
+import type { Logger } from 'pino';
+import type { BearerResolver } from '../auth/bearer.js';
+import { requireViewer, viewerOf } from '../auth/middleware.js';
+import type { Config } from '../config.js';
+import type { Stores } from '../db/stores.js';
+import { buildContext, type GraphQLContext } from './context.js';
+import { errorMaskingPlugin } from './plugins/error-masking.js';
+import { responseHeadersPlugin } from './plugins/response-headers.js';
+import { resolvers } from './resolvers/index.js';
+import { KnownOperationTypes } from './validation.js';
+
+// schema.graphql sits at the repo root, two levels above both src/graphql and dist/graphql.
+export const SCHEMA_SDL = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
+
+export const MAX_BODY_BYTES = 100 * 1024;
+
+export interface GraphqlDeps {
+  stores: Stores;
+  resolver: BearerResolver;
+  config: Config;
+  logger: Logger;
+}
+
+/** A browser opening /graphql: the Sandbox page, served without a token. */
+const wantsLandingPage = (req: Request) =>
+  req.method === 'GET' && req.query.query === undefined && (req.get('accept') ?? '').includes('text/html');
+
+/** The /graphql router: SDL download, Apollo Sandbox, then bearer auth and Apollo Server. */
+export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: Router; stop(): Promise<void> }> {
+  const apollo = new ApolloServer<GraphQLContext>({
+    typeDefs: SCHEMA_SDL,
+    resolvers,
+    introspection: true,
+    // Bearer tokens only, never ambient cookies: cross-site requests carry no credentials to abuse.
+    csrfPrevention: false,
+    includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: deps.config.production,
+    validationRules: [KnownOperationTypes],
+    plugins: [
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginLandingPageLocalDefault({
+        embed: true,
+        includeCookies: false,
+        headers: { Authorization: 'Bearer ' },
+      }),
+      responseHeadersPlugin(),
+      errorMaskingPlugin(deps.logger),
+    ],
+  });
+  await apollo.start();
+
+  const router = Router();
+  router.get('/schema.graphql', (_req, res) => {
+    res.type('application/graphql; charset=utf-8').send(SCHEMA_SDL);
+  });
+  const apolloMiddleware = expressMiddleware(apollo, {
+    context: async ({ res }) => buildContext(viewerOf(res), deps.stores, String(res.locals.requestId)),
+  });
+  router.get('/', (req, res, next) => {
+    if (!wantsLandingPage(req)) return next();
+    req.body = {}; // Apollo insists on a parsed body, even for a GET.
+    return apolloMiddleware(req, res, next);
+  });
+  router.use(requireViewer(deps.resolver, 'graphql'), express.json({ limit: MAX_BODY_BYTES }), apolloMiddleware);
+  return { router, stop: () => apollo.stop() };
+}

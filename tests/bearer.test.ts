@@ -1,0 +1,110 @@
+import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
+import { startServer, type TestServer } from './helpers/harness.js';
+
+let server: TestServer;
+let fx: Fixtures;
+
+beforeAll(async () => {
+  server = await startServer();
+  fx = await seedFixtures(server);
+});
+afterAll(() => server.close());
+
+const QUERY = JSON.stringify({ query: '{ viewer { __typename } }' });
+
+const graphql = (authorization?: string) =>
+  fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+      ...(authorization === undefined ? {} : { Authorization: authorization }),
+    },
+    body: QUERY,
+  });
+
+async function expectUnauthenticated(res: Response, challenge: RegExp) {
+  expect(res.status).toBe(401);
+  expect(res.headers.get('www-authenticate')).toMatch(challenge);
+  expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
+  expect(body.errors).toHaveLength(1);
+  expect(body.errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+  expect(body.errors[0]!.message).toMatch(/^[^\n]+\.$/);
+}
+
+describe('/graphql bearer errors (RFC 6750)', () => {
+  test('no Authorization header: bare challenge', async () => {
+    await expectUnauthenticated(await graphql(), /^Bearer realm="roster"$/);
+  });
+
+  test('another scheme counts as no bearer credentials', async () => {
+    await expectUnauthenticated(await graphql('Basic dXNlcjpwYXNz'), /^Bearer realm="roster"$/);
+  });
+
+  test.each([
+    ['an empty bearer', 'Bearer '],
+    ['a token with spaces', 'Bearer abc def'],
+    ['a token with bad characters', 'Bearer a"b<c>'],
+    ['a 10 KB token', `Bearer ${'a'.repeat(10_000)}`],
+  ])('%s: invalid_token', async (_name, header) => {
+    await expectUnauthenticated(await graphql(header), /error="invalid_token"/);
+  });
+
+  test.each([
+    ['an unknown opaque token', 'Bearer nonsense-token'],
+    ['an unknown app token', 'Bearer rst_app_unknown'],
+  ])('%s: invalid_token', async (_name, header) => {
+    await expectUnauthenticated(await graphql(header), /^Bearer realm="roster", error="invalid_token"/);
+  });
+
+  test('the scheme name is case-insensitive', async () => {
+    expect((await graphql(`bearer ${fx.tokens.organizerApp}`)).status).toBe(200);
+  });
+
+  test('a rotated app token stops working at once; the new one works', async () => {
+    const app = (await server.stores.apps.findByClientId(fx.otherApp.clientId))!;
+    const before = await graphql(`Bearer ${fx.tokens.otherApp}`);
+    expect(before.status).toBe(200);
+    const fresh = await server.stores.apps.rotateAppToken(app.id);
+    await expectUnauthenticated(await graphql(`Bearer ${fx.tokens.otherApp}`), /error="invalid_token"/);
+    expect((await graphql(`Bearer ${fresh}`)).status).toBe(200);
+  });
+
+  test('deleting an app kills its user tokens and app tokens', async () => {
+    const made = await server.stores.apps.create({
+      ownerId: fx.organizer.id,
+      name: 'Short-lived',
+      redirectUris: ['https://example.com/cb'],
+    });
+    const { mintAccessToken } = await import('../src/identity/mint-token.js');
+    const user = await mintAccessToken(server.provider, {
+      accountId: fx.organizer.uid,
+      clientId: made.app.clientId,
+      scope: 'openid',
+    });
+    expect((await graphql(`Bearer ${user.access_token}`)).status).toBe(200);
+    expect((await graphql(`Bearer ${made.appToken}`)).status).toBe(200);
+    await server.stores.apps.delete(made.app.id);
+    await expectUnauthenticated(await graphql(`Bearer ${user.access_token}`), /error="invalid_token"/);
+    await expectUnauthenticated(await graphql(`Bearer ${made.appToken}`), /error="invalid_token"/);
+  });
+});
+
+describe('health', () => {
+  test('/healthz and /readyz answer without a token', async () => {
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready' });
+  });
+
+  test('every response carries a request id; a sane incoming one is echoed', async () => {
+    const res = await fetch(`${server.url}/healthz`, { headers: { 'X-Request-Id': 'trace-123' } });
+    expect(res.headers.get('x-request-id')).toBe('trace-123');
+    const generated = await fetch(`${server.url}/healthz`, { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

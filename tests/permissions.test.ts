@@ -1,0 +1,103 @@
+import { startServer, type TestServer } from './helpers/harness.js';
+import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
+import { gql } from './helpers/graphql.js';
+
+// SPEC §3 "Who may see what", cell by cell: 4 kinds of token × 4 rows.
+let server: TestServer;
+let fx: Fixtures;
+
+beforeAll(async () => {
+  server = await startServer();
+  fx = await seedFixtures(server);
+});
+afterAll(() => server.close());
+
+type TokenName = keyof Fixtures['tokens'];
+const ORGANIZERS: TokenName[] = ['organizerUser', 'organizerApp'];
+const OTHERS: TokenName[] = ['otherUser', 'otherApp'];
+const ALL = [...ORGANIZERS, ...OTHERS];
+
+const EVENT_FIELDS = '{ event(slug: $slug) { id slug name startsAt endsAt timeZone visibility } }';
+const REGISTRATIONS =
+  '{ event(slug: $slug) { slug registrations { totalCount nodes { registrant { id name email activationState } } } } }';
+
+const run = (token: TokenName, selection: string, slug: string) =>
+  gql(server, fx.tokens[token], `query($slug: String!) ${selection}`, { slug });
+
+describe('public event fields', () => {
+  test.each(ALL)('%s sees them', async (token) => {
+    const res = await run(token, EVENT_FIELDS, 'public-meetup');
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data!.event).toMatchObject({ slug: 'public-meetup', name: 'Public Meetup', visibility: 'PUBLIC' });
+  });
+});
+
+describe('private event', () => {
+  test.each(ORGANIZERS)('%s sees it', async (token) => {
+    const res = await run(token, EVENT_FIELDS, 'private-retreat');
+    expect(res.body.data!.event).toMatchObject({ slug: 'private-retreat', visibility: 'PRIVATE' });
+  });
+
+  test.each(OTHERS)('%s gets null, exactly as for a missing event', async (token) => {
+    const hidden = await run(token, EVENT_FIELDS, 'private-retreat');
+    const missing = await run(token, EVENT_FIELDS, 'no-such-event');
+    expect(hidden.body).toEqual({ data: { event: null } });
+    expect(hidden.text).toBe(missing.text);
+    expect(hidden.status).toBe(missing.status);
+  });
+});
+
+describe('registrations', () => {
+  test.each(ORGANIZERS)('%s reads them', async (token) => {
+    const res = await run(token, REGISTRATIONS, 'public-meetup');
+    expect(res.body.errors).toBeUndefined();
+    const conn = (res.body.data!.event as { registrations: { totalCount: number; nodes: unknown[] } }).registrations;
+    expect(conn.totalCount).toBe(5);
+    expect(conn.nodes).toHaveLength(5);
+  });
+
+  test.each(OTHERS)('%s gets null + FORBIDDEN', async (token) => {
+    const res = await run(token, REGISTRATIONS, 'public-meetup');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ event: { slug: 'public-meetup', registrations: null } });
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors![0]).toMatchObject({ path: ['event', 'registrations'], extensions: { code: 'FORBIDDEN' } });
+  });
+});
+
+describe('registrant.email', () => {
+  const emails = async (token: TokenName) => {
+    const res = await run(token, REGISTRATIONS, 'public-meetup');
+    const nodes = (res.body.data!.event as { registrations: { nodes: { registrant: { email: string | null } }[] } })
+      .registrations.nodes;
+    return nodes.map((n) => n.registrant.email);
+  };
+
+  test("an organizer's user token sees the addresses (null where there is none)", async () => {
+    expect(await emails('organizerUser')).toEqual([
+      'ann@example.com',
+      'pat@example.com',
+      'dee@example.com',
+      null,
+      'other@example.com',
+    ]);
+  });
+
+  test("an organizer's app token always sees null", async () => {
+    expect(await emails('organizerApp')).toEqual([null, null, null, null, null]);
+  });
+});
+
+describe('in production', () => {
+  let prod: TestServer;
+  beforeAll(async () => {
+    prod = await startServer({ NODE_ENV: 'production' });
+  });
+  afterAll(() => prod.close());
+
+  test('Apollo Sandbox is still served to browsers', async () => {
+    const res = await fetch(`${prod.url}/graphql`, { headers: { Accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/sandbox/i);
+  });
+});
