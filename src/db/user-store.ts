@@ -63,6 +63,10 @@ export class UserStore {
     return toUser(row);
   }
 
+  async isEmpty(): Promise<boolean> {
+    return (await this.db('users').first('id')) === undefined;
+  }
+
   async setPasswordHash(id: number, passwordHash: string): Promise<void> {
     await this.db('users').where({ id }).update({ password_hash: passwordHash, updated_at: Date.now() });
   }

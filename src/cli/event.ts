@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import type { EventRow } from '../db/types.js';
+import * as v from '../validation.js';
+import { CliError, collect, requireUser, type Run } from './runtime.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const eventJson = (e: EventRow, organizers: string[]) => ({
+  slug: e.slug,
+  name: e.name,
+  visibility: e.visibility,
+  starts_at: iso(e.startsAt),
+  ends_at: iso(e.endsAt),
+  time_zone: e.timeZone,
+  organizers,
+});
+
+interface EventCreateOptions {
+  json?: boolean;
+  slug: string;
+  name: string;
+  organizer: string[];
+  private?: boolean;
+  startsAt?: string;
+  endsAt?: string;
+  timeZone?: string;
+}
+
+export function registerEvent(program: Command, run: Run): void {
+  const event = program.command('event').description('manage events');
+  event
+    .command('create')
+    .description('create an event')
+    .requiredOption('--slug <slug>', 'unique slug: lowercase letters, digits, hyphens')
+    .requiredOption('--name <name>', 'event name')
+    .requiredOption('--organizer <user>', 'organizer (email or uid); repeat for several', collect, [])
+    .option('--private', 'only organizers may see it')
+    .option('--starts-at <iso>', 'start, ISO 8601')
+    .option('--ends-at <iso>', 'end, ISO 8601')
+    .option('--time-zone <tz>', 'IANA time zone')
+    .option('--json', 'print one JSON object')
+    .action((opts: EventCreateOptions) =>
+      run(opts, async ({ stores }) => {
+        const slug = v.slug(opts.slug, '--slug');
+        const startsAt = opts.startsAt === undefined ? null : v.isoTime(opts.startsAt, '--starts-at');
+        const endsAt = opts.endsAt === undefined ? null : v.isoTime(opts.endsAt, '--ends-at');
+        v.timeRange(startsAt, endsAt);
+        const input = {
+          slug,
+          name: v.text(opts.name, '--name'),
+          startsAt,
+          endsAt,
+          timeZone: opts.timeZone === undefined ? null : v.timeZone(opts.timeZone, '--time-zone'),
+          visibility: opts.private ? ('private' as const) : ('public' as const),
+        };
+        const organizers = [];
+        for (const key of opts.organizer) organizers.push(await requireUser(stores, key));
+        if (await stores.events.findBySlug(slug)) throw new CliError(`an event with slug ${slug} exists`);
+        const created = await stores.events.create({ ...input, organizerIds: organizers.map((u) => u.id) });
+        const uids = [...new Set(organizers.map((u) => u.uid))];
+        return { json: eventJson(created, uids), human: `created event ${created.slug}` };
+      }),
+    );
+}

@@ -1,0 +1,55 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { ImportError } from '../import/ndjson-import.js';
+import { InvalidInput } from '../validation.js';
+import { registerApp } from './app.js';
+import { registerEvent } from './event.js';
+import { registerImport } from './import.js';
+import { registerKeys } from './keys.js';
+import { registerMigrate } from './migrate.js';
+import { registerRegistration } from './registration.js';
+import { CliError, createRuntime, type CliIo } from './runtime.js';
+import { registerSeed } from './seed.js';
+import { registerToken } from './token.js';
+import { registerUser } from './user.js';
+
+/** The whole CLI: parses argv, runs one command, returns the exit code. Never throws. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const program = new Command('roster')
+    .description('Roster operator CLI (configuration from the environment, as for the server)')
+    .exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(`roster: ${s.replace(/^error: /, '')}`),
+    });
+  const runtime = createRuntime(io);
+  registerMigrate(program, runtime);
+  registerSeed(program, runtime);
+  registerUser(program, runtime);
+  registerEvent(program, runtime);
+  registerRegistration(program, runtime);
+  registerApp(program, runtime);
+  registerToken(program, runtime);
+  registerKeys(program, runtime);
+  registerImport(program, runtime, io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    io.stderr.write(`roster: ${describe(err)}\n`);
+    return err instanceof CliError ? err.exitCode : 1;
+  }
+}
+
+/** One line for the operator; never a stack trace. */
+function describe(err: unknown): string {
+  if (err instanceof CliError || err instanceof InvalidInput || err instanceof ImportError) return err.message;
+  if (err instanceof ConfigError) return `configuration: ${err.message}`;
+  const message = err instanceof Error ? err.message : String(err);
+  if (/UNIQUE|duplicate key/i.test(message)) return 'that record already exists';
+  if (/ECONNREFUSED|ENOTFOUND|password authentication/i.test(message)) return `database unreachable: ${message}`;
+  return message.split('\n')[0]!;
+}

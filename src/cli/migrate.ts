@@ -1,0 +1,20 @@
+import type { Command } from 'commander';
+import { migrate } from '../db/knex.js';
+import type { Run } from './runtime.js';
+
+export function registerMigrate(program: Command, run: Run): void {
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .option('--json', 'print one JSON object')
+    .action((opts) =>
+      run(
+        opts,
+        async ({ db }) => {
+          const migrated = await migrate(db);
+          return { json: { migrated }, human: migrated.length ? `applied ${migrated.join(', ')}` : 'up to date' };
+        },
+        { migrateFirst: false },
+      ),
+    );
+}

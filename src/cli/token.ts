@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { SUPPORTED_SCOPES } from '../identity/claims.js';
+import { CliError, requireApp, requireUser, type Run } from './runtime.js';
+
+export function registerToken(program: Command, run: Run): void {
+  const token = program.command('token').description('mint user access tokens');
+  token
+    .command('create')
+    .description('mint a user access token, as if the user had consented at the app')
+    .requiredOption('--user <user>', 'the user (email or uid)')
+    .requiredOption('--client <id>', 'the app the token is issued to')
+    .option('--scope <scopes>', 'space-separated scopes', 'openid email profile')
+    .option('--json', 'print one JSON object')
+    .action((opts: { json?: boolean; user: string; client: string; scope: string }) =>
+      run(opts, async ({ config, stores }) => {
+        const scopes = [...new Set(opts.scope.split(/\s+/).filter(Boolean))];
+        const unknown = scopes.find((s) => !(SUPPORTED_SCOPES as string[]).includes(s));
+        if (unknown) throw new CliError(`unknown scope ${unknown}: use ${SUPPORTED_SCOPES.join(', ')}`);
+        if (scopes.length === 0) throw new CliError('--scope needs at least one scope');
+        const user = await requireUser(stores, opts.user);
+        if (user.activationState !== 'active') throw new CliError(`user ${user.uid} is ${user.activationState}`);
+        const app = await requireApp(stores, opts.client);
+        // Loaded here only: the provider is heavy and the other commands do not need it.
+        const { createIdentity } = await import('../identity/provider.js');
+        const { mintAccessToken } = await import('../identity/mint-token.js');
+        const { provider } = await createIdentity({ config, stores });
+        const minted = await mintAccessToken(provider, {
+          accountId: user.uid,
+          clientId: app.clientId,
+          scope: scopes.join(' '),
+        });
+        return { json: { ...minted }, human: minted.access_token };
+      }),
+    );
+}

@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { hashPassword } from '../auth/secrets.js';
+import type { UserRow } from '../db/types.js';
+import * as v from '../validation.js';
+import { CliError, type Run } from './runtime.js';
+
+export const userJson = (u: UserRow) => ({
+  uid: u.uid,
+  email: u.email,
+  email_verified: u.emailVerified,
+  name: u.name,
+  picture: u.picture,
+  zoneinfo: u.zoneinfo,
+  activation_state: u.activationState,
+  updated_at: Math.floor(u.updatedAt / 1000),
+});
+
+interface UserCreateOptions {
+  json?: boolean;
+  email?: string | false;
+  name: string;
+  password?: string;
+  picture?: string;
+  zoneinfo?: string;
+  emailVerified?: boolean;
+  activationState?: string;
+}
+
+export function registerUser(program: Command, run: Run): void {
+  const user = program.command('user').description('manage users');
+  user
+    .command('create')
+    .description('create a user (a registrant, organizer or app owner)')
+    .option('--email <email>', 'email address')
+    .option('--no-email', 'create a registrant without an address')
+    .requiredOption('--name <name>', 'full name')
+    .option('--password <password>', 'password for signing in (stored as a scrypt hash)')
+    .option('--picture <url>', 'profile picture URL')
+    .option('--zoneinfo <tz>', 'IANA time zone, e.g. Europe/Paris')
+    .option('--email-verified', 'mark the email address as verified')
+    .option('--activation-state <state>', 'active, pending or deactivated', 'active')
+    .option('--json', 'print one JSON object')
+    .action((opts: UserCreateOptions) =>
+      run(opts, async ({ stores }) => {
+        if (opts.email === undefined)
+          throw new CliError('--email is required (or --no-email for a registrant without one)');
+        const email = opts.email === false ? null : v.email(opts.email);
+        if (opts.password !== undefined && opts.password.length < 8) {
+          throw new CliError('--password must be at least 8 characters');
+        }
+        const input = {
+          email,
+          name: v.text(opts.name, '--name'),
+          picture: opts.picture === undefined ? null : v.httpUrl(opts.picture, '--picture'),
+          zoneinfo: opts.zoneinfo === undefined ? null : v.timeZone(opts.zoneinfo, '--zoneinfo'),
+          emailVerified: email !== null && opts.emailVerified === true,
+          activationState: v.activationState(opts.activationState),
+          passwordHash: opts.password === undefined ? null : await hashPassword(opts.password),
+        };
+        if (email && (await stores.users.findByEmail(email))) throw new CliError(`a user with email ${email} exists`);
+        const created = await stores.users.create(input);
+        return { json: userJson(created), human: `created user ${created.uid} (${created.email ?? 'no email'})` };
+      }),
+    );
+}

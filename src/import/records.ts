@@ -1,0 +1,90 @@
+import type { EventFields, UserFields } from '../db/import-store.js';
+import * as v from '../validation.js';
+
+// One NDJSON line → a validated record, or a one-line reason.
+
+export type ImportRecord =
+  | { type: 'user'; line: number; user: UserFields }
+  | { type: 'event'; line: number; event: EventFields; organizers: string[] }
+  | { type: 'registration'; line: number; event: string; user: string };
+
+const USER_FIELDS = new Set([
+  'type',
+  'uid',
+  'email',
+  'name',
+  'email_verified',
+  'picture',
+  'zoneinfo',
+  'activation_state',
+]);
+const EVENT_FIELDS = new Set(['type', 'slug', 'name', 'organizers', 'visibility', 'starts_at', 'ends_at', 'time_zone']);
+const REGISTRATION_FIELDS = new Set(['type', 'event', 'user']);
+
+function only(obj: Record<string, unknown>, allowed: Set<string>): void {
+  const extra = Object.keys(obj).find((k) => !allowed.has(k));
+  if (extra) throw new v.InvalidInput(`unknown field "${extra}"`);
+}
+
+/** `undefined` when absent (leave as stored), null when explicitly null (clear), else checked. */
+function optional<T>(value: unknown, check: (x: unknown) => T): T | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  return check(value);
+}
+
+function parseUser(o: Record<string, unknown>): UserFields {
+  only(o, USER_FIELDS);
+  const user: UserFields = {
+    name: v.text(o.name, 'name'),
+    uid: o.uid === undefined ? undefined : v.uid(o.uid),
+    email: optional(o.email, (x) => v.email(x)),
+    emailVerified: o.email_verified === undefined ? undefined : v.boolean(o.email_verified, 'email_verified'),
+    picture: optional(o.picture, (x) => v.httpUrl(x, 'picture')),
+    zoneinfo: optional(o.zoneinfo, (x) => v.timeZone(x, 'zoneinfo')),
+    activationState: o.activation_state === undefined ? undefined : v.activationState(o.activation_state),
+  };
+  if (!user.uid && !user.email) throw new v.InvalidInput('a user needs an email or a uid');
+  return user;
+}
+
+function parseEvent(o: Record<string, unknown>): { event: EventFields; organizers: string[] } {
+  only(o, EVENT_FIELDS);
+  if (!Array.isArray(o.organizers) || o.organizers.length === 0) {
+    throw new v.InvalidInput('organizers must be a non-empty list of users (email or uid)');
+  }
+  const event: EventFields = {
+    slug: v.slug(o.slug),
+    name: v.text(o.name, 'name'),
+    startsAt: optional(o.starts_at, (x) => v.isoTime(x, 'starts_at')),
+    endsAt: optional(o.ends_at, (x) => v.isoTime(x, 'ends_at')),
+    timeZone: optional(o.time_zone, (x) => v.timeZone(x, 'time_zone')),
+    visibility: o.visibility === undefined ? undefined : v.visibility(o.visibility),
+  };
+  v.timeRange(event.startsAt ?? null, event.endsAt ?? null);
+  return { event, organizers: o.organizers.map((u) => v.userKey(u, 'organizer')) };
+}
+
+export function parseRecord(text: string, line: number): ImportRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new v.InvalidInput('not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new v.InvalidInput('a record must be a JSON object');
+  }
+  const o = value as Record<string, unknown>;
+  switch (o.type) {
+    case 'user':
+      return { type: 'user', line, user: parseUser(o) };
+    case 'event':
+      return { type: 'event', line, ...parseEvent(o) };
+    case 'registration':
+      only(o, REGISTRATION_FIELDS);
+      return { type: 'registration', line, event: v.slug(o.event, 'event'), user: v.userKey(o.user) };
+    default:
+      throw new v.InvalidInput('type must be "user", "event" or "registration"');
+  }
+}

@@ -1,0 +1,42 @@
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { createDb, migrate } from './db/knex.js';
+import { createStores } from './db/stores.js';
+import { seedOnEmptyDatabase, startupBanner } from './startup.js';
+
+/** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const db = createDb(config.databaseUrl);
+  await migrate(db);
+  const stores = createStores(db);
+  const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, stores);
+  const roster = await createApp({ config, db });
+  const server = createServer(roster.app);
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  roster.logger.info({ port: config.port, host: config.host }, 'listening');
+  process.stdout.write(await startupBanner(config, stores, roster.provider, seeded));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    roster.logger.info({ signal }, 'shutting down');
+    // Stop accepting, let in-flight requests finish, then close the database; give up after 10 s.
+    setTimeout(() => process.exit(1), 10_000).unref();
+    server.close(async () => {
+      await roster.close();
+      await db.destroy();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`roster: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
