@@ -1,0 +1,109 @@
+import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
+import { startServer, type TestServer } from './helpers/harness.js';
+
+let server: TestServer;
+let fx: Fixtures;
+
+beforeAll(async () => {
+  server = await startServer();
+  fx = await seedFixtures(server);
+});
+afterAll(() => server.close());
+
+const post = (body: string, contentType = 'application/json') =>
+  fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${fx.tokens.organizerUser}`,
+      'Content-Type': contentType,
+      Accept: 'application/json',
+    },
+    body,
+  });
+
+type ErrorBody = { errors: { message: string; extensions: { code: string } }[] };
+
+describe('bad request bodies get a clear 4xx', () => {
+  test('malformed JSON: 400', async () => {
+    const res = await post('{"query": ');
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.errors[0]!.message).toBe('The request body is not valid JSON.');
+    expect(body.errors[0]!.extensions.code).toBe('BAD_REQUEST');
+  });
+
+  test('a body over 100 kB: 413', async () => {
+    const res = await post(JSON.stringify({ query: `{ viewer { tokenKind } }${' '.repeat(110 * 1024)}` }));
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as ErrorBody).errors[0]!.extensions.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  test.each([
+    ['no query', '{}'],
+    ['a non-string query', '{"query": 42}'],
+    ['non-object variables', '{"query": "{ viewer { tokenKind } }", "variables": [1]}'],
+  ])('%s: 400', async (_name, body) => {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).errors).toHaveLength(1);
+  });
+
+  test('a wrong variable type is BAD_USER_INPUT, not a 5xx', async () => {
+    const res = await post(
+      JSON.stringify({ query: 'query($slug: String!) { event(slug: $slug) { id } }', variables: { slug: 7 } }),
+    );
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  test('the server keeps answering afterwards', async () => {
+    const res = await post(JSON.stringify({ query: '{ viewer { tokenKind } }' }));
+    expect(await res.json()).toEqual({ data: { viewer: { tokenKind: 'USER' } } });
+  });
+});
+
+describe('the provider runs without interactions served yet', () => {
+  test('an authorization request is sent to an interaction URL, and no dev login page exists', async () => {
+    const params = new URLSearchParams({
+      client_id: fx.orgApp.clientId,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: 'http://localhost:3000/callback',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const res = await fetch(`${server.url}/auth?${params}`, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const location = res.headers.get('location')!;
+    expect(location).toMatch(/^\/interaction\/[\w-]+$/);
+    expect((await fetch(`${server.url}${location}`)).status).toBe(404);
+  });
+});
+
+describe('the Knex adapter', () => {
+  test('consume marks a code consumed; findByUid finds a session; expired rows are gone', async () => {
+    const { provider } = server;
+    const client = (await provider.Client.find(fx.orgApp.clientId))!;
+    const code = new provider.AuthorizationCode({
+      accountId: fx.organizer.uid,
+      client,
+      grantId: 'grant-x',
+      scope: 'openid',
+      redirectUri: 'http://localhost:3000/callback',
+    });
+    const value = await code.save();
+    await code.consume();
+    expect((await provider.AuthorizationCode.find(value))!.consumed).toEqual(expect.any(Number));
+
+    const session = new provider.Session({ jti: 'session-jti', uid: 'session-uid', accountId: fx.organizer.uid });
+    await session.save(3600);
+    expect((await provider.Session.findByUid('session-uid'))!.accountId).toBe(fx.organizer.uid);
+
+    await server
+      .db('oidc_payloads')
+      .where({ model: 'Session' })
+      .update({ expires_at: Date.now() - 1 });
+    expect(await provider.Session.findByUid('session-uid')).toBeUndefined();
+    expect(await server.stores.oidc.deleteExpired()).toBeGreaterThanOrEqual(1);
+  });
+});
