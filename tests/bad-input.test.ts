@@ -1,20 +1,12 @@
-import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
-import { startServer, type TestServer } from './helpers/harness.js';
+import { useSeededServer } from './helpers/fixtures.js';
 
-let server: TestServer;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  server = await startServer();
-  fx = await seedFixtures(server);
-});
-afterAll(() => server.close());
+const t = useSeededServer();
 
 const post = (body: string, contentType = 'application/json') =>
-  fetch(`${server.url}/graphql`, {
+  fetch(`${t.server.url}/graphql`, {
     method: 'POST',
     headers: {
-      Authorization: `Bearer ${fx.tokens.organizerUser}`,
+      Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
       'Content-Type': contentType,
       Accept: 'application/json',
     },
@@ -56,7 +48,7 @@ describe('bad request bodies get a clear 4xx', () => {
     expect(((await res.json()) as ErrorBody).errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
   });
 
-  test('the server keeps answering afterwards', async () => {
+  test('the t.server keeps answering afterwards', async () => {
     const res = await post(JSON.stringify({ query: '{ viewer { tokenKind } }' }));
     expect(await res.json()).toEqual({ data: { viewer: { tokenKind: 'USER' } } });
   });
@@ -65,45 +57,47 @@ describe('bad request bodies get a clear 4xx', () => {
 describe('the provider runs without interactions served yet', () => {
   test('an authorization request is sent to an interaction URL, and no dev login page exists', async () => {
     const params = new URLSearchParams({
-      client_id: fx.orgApp.clientId,
+      client_id: t.fx.orgApp.clientId,
       response_type: 'code',
       scope: 'openid',
       redirect_uri: 'http://localhost:3000/callback',
       code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
       code_challenge_method: 'S256',
     });
-    const res = await fetch(`${server.url}/auth?${params}`, { redirect: 'manual' });
+    const res = await fetch(`${t.server.url}/auth?${params}`, { redirect: 'manual' });
     expect(res.status).toBe(303);
     const location = res.headers.get('location')!;
     expect(location).toMatch(/^\/interaction\/[\w-]+$/);
-    expect((await fetch(`${server.url}${location}`)).status).toBe(404);
+    expect((await fetch(`${t.server.url}${location}`)).status).toBe(404);
   });
 });
 
 describe('the Knex adapter', () => {
   test('consume marks a code consumed; findByUid finds a session; expired rows are gone', async () => {
-    const { provider } = server;
-    const client = (await provider.Client.find(fx.orgApp.clientId))!;
+    const { provider } = t.server;
+    const client = (await provider.Client.find(t.fx.orgApp.clientId))!;
     const code = new provider.AuthorizationCode({
-      accountId: fx.organizer.uid,
+      accountId: t.fx.organizer.uid,
       client,
       grantId: 'grant-x',
       scope: 'openid',
       redirectUri: 'http://localhost:3000/callback',
+      gty: 'authorization_code',
     });
     const value = await code.save();
     await code.consume();
-    expect((await provider.AuthorizationCode.find(value))!.consumed).toEqual(expect.any(Number));
+    const found = (await provider.AuthorizationCode.find(value)) as unknown as { consumed?: number };
+    expect(found.consumed).toEqual(expect.any(Number));
 
-    const session = new provider.Session({ jti: 'session-jti', uid: 'session-uid', accountId: fx.organizer.uid });
-    await session.save(3600);
-    expect((await provider.Session.findByUid('session-uid'))!.accountId).toBe(fx.organizer.uid);
+    const session = { jti: 'session-jti', uid: 'session-uid', accountId: t.fx.organizer.uid, kind: 'Session' };
+    await provider.Session.adapter.upsert('session-jti', session, 3600);
+    expect((await provider.Session.findByUid('session-uid'))!.accountId).toBe(t.fx.organizer.uid);
 
-    await server
+    await t.server
       .db('oidc_payloads')
       .where({ model: 'Session' })
       .update({ expires_at: Date.now() - 1 });
     expect(await provider.Session.findByUid('session-uid')).toBeUndefined();
-    expect(await server.stores.oidc.deleteExpired()).toBeGreaterThanOrEqual(1);
+    expect(await t.server.stores.oidc.deleteExpired()).toBeGreaterThanOrEqual(1);
   });
 });

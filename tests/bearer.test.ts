@@ -1,19 +1,11 @@
-import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
-import { startServer, type TestServer } from './helpers/harness.js';
+import { useSeededServer } from './helpers/fixtures.js';
 
-let server: TestServer;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  server = await startServer();
-  fx = await seedFixtures(server);
-});
-afterAll(() => server.close());
+const t = useSeededServer();
 
 const QUERY = JSON.stringify({ query: '{ viewer { __typename } }' });
 
 const graphql = (authorization?: string) =>
-  fetch(`${server.url}/graphql`, {
+  fetch(`${t.server.url}/graphql`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
@@ -59,33 +51,33 @@ describe('/graphql bearer errors (RFC 6750)', () => {
   });
 
   test('the scheme name is case-insensitive', async () => {
-    expect((await graphql(`bearer ${fx.tokens.organizerApp}`)).status).toBe(200);
+    expect((await graphql(`bearer ${t.fx.tokens.organizerApp}`)).status).toBe(200);
   });
 
   test('a rotated app token stops working at once; the new one works', async () => {
-    const app = (await server.stores.apps.findByClientId(fx.otherApp.clientId))!;
-    const before = await graphql(`Bearer ${fx.tokens.otherApp}`);
+    const app = (await t.server.stores.apps.findByClientId(t.fx.otherApp.clientId))!;
+    const before = await graphql(`Bearer ${t.fx.tokens.otherApp}`);
     expect(before.status).toBe(200);
-    const fresh = await server.stores.apps.rotateAppToken(app.id);
-    await expectUnauthenticated(await graphql(`Bearer ${fx.tokens.otherApp}`), /error="invalid_token"/);
+    const fresh = await t.server.stores.apps.rotateAppToken(app.id);
+    await expectUnauthenticated(await graphql(`Bearer ${t.fx.tokens.otherApp}`), /error="invalid_token"/);
     expect((await graphql(`Bearer ${fresh}`)).status).toBe(200);
   });
 
   test('deleting an app kills its user tokens and app tokens', async () => {
-    const made = await server.stores.apps.create({
-      ownerId: fx.organizer.id,
+    const made = await t.server.stores.apps.create({
+      ownerId: t.fx.organizer.id,
       name: 'Short-lived',
       redirectUris: ['https://example.com/cb'],
     });
     const { mintAccessToken } = await import('../src/identity/mint-token.js');
-    const user = await mintAccessToken(server.provider, {
-      accountId: fx.organizer.uid,
+    const user = await mintAccessToken(t.server.provider, {
+      accountId: t.fx.organizer.uid,
       clientId: made.app.clientId,
       scope: 'openid',
     });
     expect((await graphql(`Bearer ${user.access_token}`)).status).toBe(200);
     expect((await graphql(`Bearer ${made.appToken}`)).status).toBe(200);
-    await server.stores.apps.delete(made.app.id);
+    await t.server.stores.apps.delete(made.app.id);
     await expectUnauthenticated(await graphql(`Bearer ${user.access_token}`), /error="invalid_token"/);
     await expectUnauthenticated(await graphql(`Bearer ${made.appToken}`), /error="invalid_token"/);
   });
@@ -93,18 +85,18 @@ describe('/graphql bearer errors (RFC 6750)', () => {
 
 describe('health', () => {
   test('/healthz and /readyz answer without a token', async () => {
-    const health = await fetch(`${server.url}/healthz`);
+    const health = await fetch(`${t.server.url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
-    const ready = await fetch(`${server.url}/readyz`);
+    const ready = await fetch(`${t.server.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready' });
   });
 
   test('every response carries a request id; a sane incoming one is echoed', async () => {
-    const res = await fetch(`${server.url}/healthz`, { headers: { 'X-Request-Id': 'trace-123' } });
+    const res = await fetch(`${t.server.url}/healthz`, { headers: { 'X-Request-Id': 'trace-123' } });
     expect(res.headers.get('x-request-id')).toBe('trace-123');
-    const generated = await fetch(`${server.url}/healthz`, { headers: { 'X-Request-Id': 'bad id with spaces' } });
+    const generated = await fetch(`${t.server.url}/healthz`, { headers: { 'X-Request-Id': 'bad id with spaces' } });
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

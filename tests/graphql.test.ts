@@ -1,19 +1,12 @@
-import { countQueries, startServer, type TestServer } from './helpers/harness.js';
-import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
+import { countQueries } from './helpers/harness.js';
+import { useSeededServer } from './helpers/fixtures.js';
 import { gql, SEED_QUERY } from './helpers/graphql.js';
 
-let server: TestServer;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  server = await startServer();
-  fx = await seedFixtures(server);
-});
-afterAll(() => server.close());
+const t = useSeededServer();
 
 describe('the seed query', () => {
   test('works exactly as written and returns exactly {data}', async () => {
-    const res = await gql(server, fx.tokens.organizerUser, SEED_QUERY, { slug: 'public-meetup' });
+    const res = await gql(t.server, t.fx.tokens.organizerUser, SEED_QUERY, { slug: 'public-meetup' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       data: {
@@ -36,7 +29,7 @@ describe('the seed query', () => {
     ['application/json', 'application/json; charset=utf-8'],
     ['application/graphql-response+json', 'application/graphql-response+json; charset=utf-8'],
   ])('headers with Accept %s', async (accept, contentType) => {
-    const res = await gql(server, fx.tokens.organizerUser, SEED_QUERY, { slug: 'public-meetup' }, accept);
+    const res = await gql(t.server, t.fx.tokens.organizerUser, SEED_QUERY, { slug: 'public-meetup' }, accept);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe(contentType);
     expect(res.headers.get('cache-control')).toBe('max-age=0, private, must-revalidate');
@@ -44,8 +37,8 @@ describe('the seed query', () => {
 
   test('GET queries work too', async () => {
     const params = new URLSearchParams({ query: SEED_QUERY, variables: JSON.stringify({ slug: 'public-meetup' }) });
-    const res = await fetch(`${server.url}/graphql?${params}`, {
-      headers: { Authorization: `Bearer ${fx.tokens.organizerUser}`, Accept: 'application/json' },
+    const res = await fetch(`${t.server.url}/graphql?${params}`, {
+      headers: { Authorization: `Bearer ${t.fx.tokens.organizerUser}`, Accept: 'application/json' },
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { data: { event: { registrations: { nodes: unknown[] } } } };
@@ -57,8 +50,8 @@ describe('the seed query', () => {
       registrations(first: $first) { nodes { registrant { activationState email name } } } } }`;
     const counts: number[] = [];
     for (const first of [1, 3, 5, 100]) {
-      const { result, count } = await countQueries(server.db, () =>
-        gql(server, fx.tokens.organizerApp, query, { slug: 'public-meetup', first }),
+      const { result, count } = await countQueries(t.server.db, () =>
+        gql(t.server, t.fx.tokens.organizerApp, query, { slug: 'public-meetup', first }),
       );
       const nodes = (result.body.data!.event as { registrations: { nodes: unknown[] } }).registrations.nodes;
       expect(nodes).toHaveLength(Math.min(first, 5));
@@ -83,7 +76,7 @@ describe('pagination', () => {
     pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
   };
   const page = async (variables: Record<string, unknown>) => {
-    const res = await gql(server, fx.tokens.organizerUser, PAGE, { slug: 'public-meetup', ...variables });
+    const res = await gql(t.server, t.fx.tokens.organizerUser, PAGE, { slug: 'public-meetup', ...variables });
     return { res, conn: (res.body.data?.event as { registrations: Conn } | undefined)?.registrations };
   };
 
@@ -138,17 +131,17 @@ describe('pagination', () => {
 
 describe('schema access', () => {
   test('introspection works for any valid token', async () => {
-    const res = await gql(server, fx.tokens.otherApp, '{ __schema { queryType { name } mutationType { name } } }');
+    const res = await gql(t.server, t.fx.tokens.otherApp, '{ __schema { queryType { name } mutationType { name } } }');
     expect(res.body).toEqual({ data: { __schema: { queryType: { name: 'Query' }, mutationType: null } } });
   });
 
   test('introspection without a token is 401', async () => {
-    const res = await gql(server, undefined, '{ __schema { queryType { name } } }');
+    const res = await gql(t.server, undefined, '{ __schema { queryType { name } } }');
     expect(res.status).toBe(401);
   });
 
   test('GET /graphql/schema.graphql serves the SDL without a token', async () => {
-    const res = await fetch(`${server.url}/graphql/schema.graphql`);
+    const res = await fetch(`${t.server.url}/graphql/schema.graphql`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/graphql; charset=utf-8/);
     const sdl = await res.text();
@@ -157,7 +150,7 @@ describe('schema access', () => {
   });
 
   test('a browser GET /graphql shows Apollo Sandbox with the Authorization header to fill', async () => {
-    const res = await fetch(`${server.url}/graphql`, { headers: { Accept: 'text/html' } });
+    const res = await fetch(`${t.server.url}/graphql`, { headers: { Accept: 'text/html' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     const html = await res.text();
@@ -166,14 +159,14 @@ describe('schema access', () => {
   });
 
   test('a mutation is a clear client error', async () => {
-    const res = await gql(server, fx.tokens.organizerUser, 'mutation { anything }');
+    const res = await gql(t.server, t.fx.tokens.organizerUser, 'mutation { anything }');
     expect(res.status).toBe(400);
     expect(res.body.errors![0]!.extensions!.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(res.body.errors![0]!.message).toMatch(/mutation/i);
   });
 
   test('a syntax error is GRAPHQL_PARSE_FAILED', async () => {
-    const res = await gql(server, fx.tokens.organizerUser, '{ event(slug: ');
+    const res = await gql(t.server, t.fx.tokens.organizerUser, '{ event(slug: ');
     expect(res.status).toBe(400);
     expect(res.body.errors![0]!.extensions!.code).toBe('GRAPHQL_PARSE_FAILED');
   });
@@ -183,28 +176,28 @@ describe('viewer', () => {
   const VIEWER = '{ viewer { tokenKind scopes user { id name } app { clientId name } } }';
 
   test('a user token speaks for its user at its app', async () => {
-    const res = await gql(server, fx.tokens.organizerUser, VIEWER);
+    const res = await gql(t.server, t.fx.tokens.organizerUser, VIEWER);
     expect(res.body).toEqual({
       data: {
         viewer: {
           tokenKind: 'USER',
           scopes: ['openid', 'email', 'profile'],
-          user: { id: fx.organizer.uid, name: 'Olive Organizer' },
-          app: { clientId: fx.orgApp.clientId, name: 'Organizer Badge Printer' },
+          user: { id: t.fx.organizer.uid, name: 'Olive Organizer' },
+          app: { clientId: t.fx.orgApp.clientId, name: 'Organizer Badge Printer' },
         },
       },
     });
   });
 
   test('an app token speaks for its app only', async () => {
-    const res = await gql(server, fx.tokens.otherApp, VIEWER);
+    const res = await gql(t.server, t.fx.tokens.otherApp, VIEWER);
     expect(res.body).toEqual({
       data: {
         viewer: {
           tokenKind: 'APP',
           scopes: [],
           user: null,
-          app: { clientId: fx.otherApp.clientId, name: 'Other CRM' },
+          app: { clientId: t.fx.otherApp.clientId, name: 'Other CRM' },
         },
       },
     });

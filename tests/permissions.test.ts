@@ -1,16 +1,9 @@
 import { startServer, type TestServer } from './helpers/harness.js';
-import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
+import { useSeededServer, type Fixtures } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
 
 // SPEC §3 "Who may see what", cell by cell: 4 kinds of token × 4 rows.
-let server: TestServer;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  server = await startServer();
-  fx = await seedFixtures(server);
-});
-afterAll(() => server.close());
+const t = useSeededServer();
 
 type TokenName = keyof Fixtures['tokens'];
 const ORGANIZERS: TokenName[] = ['organizerUser', 'organizerApp'];
@@ -22,7 +15,7 @@ const REGISTRATIONS =
   '{ event(slug: $slug) { slug registrations { totalCount nodes { registrant { id name email activationState } } } } }';
 
 const run = (token: TokenName, selection: string, slug: string) =>
-  gql(server, fx.tokens[token], `query($slug: String!) ${selection}`, { slug });
+  gql(t.server, t.fx.tokens[token], `query($slug: String!) ${selection}`, { slug });
 
 describe('public event fields', () => {
   test.each(ALL)('%s sees them', async (token) => {

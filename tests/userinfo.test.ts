@@ -1,24 +1,16 @@
 import { mintAccessToken } from '../src/identity/mint-token.js';
-import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
-import { startServer, type TestServer } from './helpers/harness.js';
+import { useSeededServer } from './helpers/fixtures.js';
 
-let server: TestServer;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  server = await startServer();
-  fx = await seedFixtures(server);
-});
-afterAll(() => server.close());
+const t = useSeededServer();
 
 const userinfo = (token?: string, init: RequestInit = {}) =>
-  fetch(`${server.url}/openid/userinfo`, {
+  fetch(`${t.server.url}/openid/userinfo`, {
     ...init,
     headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
   });
 
-const mint = async (scope: string, clientId = fx.orgApp.clientId, accountId = fx.organizer.uid) =>
-  (await mintAccessToken(server.provider, { accountId, clientId, scope })).access_token;
+const mint = async (scope: string, clientId = t.fx.orgApp.clientId, accountId = t.fx.organizer.uid) =>
+  (await mintAccessToken(t.server.provider, { accountId, clientId, scope })).access_token;
 
 describe('userinfo claims by scope', () => {
   const cases: [string, string[]][] = [
@@ -34,8 +26,8 @@ describe('userinfo claims by scope', () => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(claims);
     expect(Number.isInteger(body.updated_at)).toBe(true);
-    expect(body.updated_at).toBe(Math.floor(fx.organizer.updatedAt / 1000));
-    if (claims.includes('uid')) expect(body.uid).toBe(fx.organizer.uid);
+    expect(body.updated_at).toBe(Math.floor(t.fx.organizer.updatedAt / 1000));
+    if (claims.includes('uid')) expect(body.uid).toBe(t.fx.organizer.uid);
     if (claims.includes('email')) {
       expect(body.email).toBe('Org@Example.com');
       expect(body.email_verified).toBe(true);
@@ -47,7 +39,7 @@ describe('userinfo claims by scope', () => {
   });
 
   test('picture and zoneinfo are left out when unknown, not null', async () => {
-    const res = await userinfo(await mint('openid profile email', fx.otherApp.clientId, fx.other.uid));
+    const res = await userinfo(await mint('openid profile email', t.fx.otherApp.clientId, t.fx.other.uid));
     const body = (await res.json()) as Record<string, unknown>;
     expect(body.name).toBe('Otto Other');
     expect(body.email_verified).toBe(false);
@@ -56,9 +48,9 @@ describe('userinfo claims by scope', () => {
   });
 
   test('POST works like GET', async () => {
-    const res = await userinfo(fx.tokens.organizerUser, { method: 'POST' });
+    const res = await userinfo(t.fx.tokens.organizerUser, { method: 'POST' });
     expect(res.status).toBe(200);
-    expect((await res.json()) as object).toHaveProperty('uid', fx.organizer.uid);
+    expect((await res.json()) as object).toHaveProperty('uid', t.fx.organizer.uid);
   });
 });
 
@@ -66,19 +58,19 @@ describe('pairwise subjects', () => {
   test('stable per app, different across apps, never the uid', async () => {
     const subAt = async (clientId: string) =>
       ((await (await userinfo(await mint('openid', clientId))).json()) as { sub: string }).sub;
-    const a1 = await subAt(fx.orgApp.clientId);
-    const a2 = await subAt(fx.orgApp.clientId);
-    const b = await subAt(fx.otherApp.clientId);
+    const a1 = await subAt(t.fx.orgApp.clientId);
+    const a2 = await subAt(t.fx.orgApp.clientId);
+    const b = await subAt(t.fx.otherApp.clientId);
     expect(a1).toBe(a2);
     expect(a1).not.toBe(b);
-    expect(a1).not.toContain(fx.organizer.uid);
+    expect(a1).not.toContain(t.fx.organizer.uid);
   });
 
   test('discovery advertises pairwise subjects and the userinfo path', async () => {
-    const res = await fetch(`${server.url}/.well-known/openid-configuration`);
+    const res = await fetch(`${t.server.url}/.well-known/openid-configuration`);
     const doc = (await res.json()) as Record<string, unknown>;
-    expect(doc.issuer).toBe(server.url);
-    expect(doc.userinfo_endpoint).toBe(`${server.url}/openid/userinfo`);
+    expect(doc.issuer).toBe(t.server.url);
+    expect(doc.userinfo_endpoint).toBe(`${t.server.url}/openid/userinfo`);
     expect(doc.subject_types_supported).toEqual(['pairwise']);
     expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'email', 'profile']));
     const jwks = (await (await fetch(String(doc.jwks_uri))).json()) as { keys: Record<string, unknown>[] };
@@ -99,7 +91,7 @@ describe('userinfo bearer errors (RFC 6750)', () => {
     ['an unknown token', 'not-a-real-token'],
     ['an app token', 'APP'],
   ])('%s: 401 invalid_token', async (_name, token) => {
-    const res = await userinfo(token === 'APP' ? fx.tokens.organizerApp : token);
+    const res = await userinfo(token === 'APP' ? t.fx.tokens.organizerApp : token);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="roster", error="invalid_token"/);
     const body = (await res.json()) as { error: string; error_description: string };
@@ -117,14 +109,14 @@ describe('userinfo bearer errors (RFC 6750)', () => {
   test('a revoked grant kills its token', async () => {
     const token = await mint('openid');
     expect((await userinfo(token)).status).toBe(200);
-    const accessToken = await server.provider.AccessToken.find(token);
-    await server.provider.Grant.adapter.revokeByGrantId(accessToken!.grantId!);
+    const accessToken = await t.server.provider.AccessToken.find(token);
+    await t.server.provider.Grant.adapter.revokeByGrantId(accessToken!.grantId!);
     expect((await userinfo(token)).status).toBe(401);
   });
 
   test('an expired token: 401 invalid_token', async () => {
     const token = await mint('openid');
-    await server
+    await t.server
       .db('oidc_payloads')
       .where({ model: 'AccessToken' })
       .update({ expires_at: Date.now() - 1000 });
@@ -134,24 +126,24 @@ describe('userinfo bearer errors (RFC 6750)', () => {
   });
 
   test('a deactivated user: 401 invalid_token', async () => {
-    const token = await mint('openid', fx.otherApp.clientId, fx.other.uid);
+    const token = await mint('openid', t.fx.otherApp.clientId, t.fx.other.uid);
     expect((await userinfo(token)).status).toBe(200);
-    await server.db('users').where({ id: fx.other.id }).update({ activation_state: 'deactivated' });
+    await t.server.db('users').where({ id: t.fx.other.id }).update({ activation_state: 'deactivated' });
     try {
       expect((await userinfo(token)).status).toBe(401);
     } finally {
-      await server.db('users').where({ id: fx.other.id }).update({ activation_state: 'active' });
+      await t.server.db('users').where({ id: t.fx.other.id }).update({ activation_state: 'active' });
     }
   });
 
   test('tokens are stored only as hashes', async () => {
     const token = await mint('openid');
-    const rows = await server.db('oidc_payloads').select('id', 'payload');
+    const rows = await t.server.db('oidc_payloads').select('id', 'payload');
     for (const row of rows) {
       expect(row.id).not.toBe(token);
       expect(String(row.payload)).not.toContain(token);
     }
-    const appTokens = await server.db('app_tokens').select('token_hash');
+    const appTokens = await t.server.db('app_tokens').select('token_hash');
     for (const row of appTokens) expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 });

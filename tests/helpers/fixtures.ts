@@ -1,6 +1,6 @@
 import type { EventRow, UserRow } from '../../src/db/types.js';
 import { mintAccessToken } from '../../src/identity/mint-token.js';
-import type { TestServer } from './harness.js';
+import { startServer, type TestServer } from './harness.js';
 
 export interface Fixtures {
   organizer: UserRow;
@@ -80,4 +80,15 @@ export async function seedFixtures(server: TestServer): Promise<Fixtures> {
     otherApp,
     tokens: { organizerUser, otherUser, organizerApp: orgApp.appToken, otherApp: otherApp.appToken },
   };
+}
+
+/** Starts a server with the fixtures for the enclosing test file; fields are set in beforeAll. */
+export function useSeededServer(env: NodeJS.ProcessEnv = {}): { server: TestServer; fx: Fixtures } {
+  const ctx = {} as { server: TestServer; fx: Fixtures };
+  beforeAll(async () => {
+    ctx.server = await startServer(env);
+    ctx.fx = await seedFixtures(ctx.server);
+  });
+  afterAll(() => ctx.server.close());
+  return ctx;
 }
