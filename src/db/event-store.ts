@@ -1,3 +1,4 @@
+import { eventRow, insertEvent, setOrganizers } from './import-store.js';
 import type { Db } from './knex.js';
 import { toEvent } from './rows.js';
 import type { EventRow, Visibility } from './types.js';
@@ -36,23 +37,9 @@ export class EventStore {
 
   async create(event: NewEvent, now = Date.now()): Promise<EventRow> {
     return this.db.transaction(async (trx) => {
-      const [row] = await trx('events')
-        .insert({
-          slug: event.slug,
-          name: event.name,
-          starts_at: event.startsAt ?? null,
-          ends_at: event.endsAt ?? null,
-          time_zone: event.timeZone ?? null,
-          visibility: event.visibility ?? 'public',
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('*');
-      const created = toEvent(row);
-      await trx('event_organizers').insert(
-        [...new Set(event.organizerIds)].map((userId) => ({ event_id: created.id, user_id: userId })),
-      );
-      return created;
+      const id = await insertEvent(trx, event, now);
+      await setOrganizers(trx, id, [...new Set(event.organizerIds)]);
+      return eventRow(id, event, now);
     });
   }
 }

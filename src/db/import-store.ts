@@ -3,7 +3,7 @@ import { newUid } from './user-store.js';
 import { toEvent, toUser } from './rows.js';
 import type { ActivationState, EventRow, UserRow, Visibility } from './types.js';
 
-// Batched reads and writes for `roster import`, all inside the caller's transaction.
+// Batched reads and writes for `roster import` (and event creation), inside the caller's transaction.
 
 export interface UserFields {
   uid?: string;
