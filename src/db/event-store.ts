@@ -1,17 +1,9 @@
-import { eventRow, insertEvent, setOrganizers } from './import-store.js';
+import { eventRow, insertEvent, setOrganizers, type EventFields } from './import-store.js';
 import type { Db } from './knex.js';
 import { toEvent } from './rows.js';
-import type { EventRow, Visibility } from './types.js';
+import type { EventRow } from './types.js';
 
-export interface NewEvent {
-  slug: string;
-  name: string;
-  startsAt?: number | null;
-  endsAt?: number | null;
-  timeZone?: string | null;
-  visibility?: Visibility;
-  organizerIds: number[];
-}
+export type NewEvent = EventFields & { organizerIds: number[] };
 
 export class EventStore {
   constructor(private readonly db: Db) {}
