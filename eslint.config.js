@@ -19,6 +19,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['scripts/**/*.mjs', '*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     files: ['tests/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

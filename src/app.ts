@@ -11,6 +11,8 @@ import { createAccessTokenLookup } from './identity/access-token-lookup.js';
 import { createIdentity } from './identity/provider.js';
 import { userinfoRouter } from './identity/userinfo.js';
 
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
 export interface AppDeps {
   config: Config;
   db: Db;
@@ -63,12 +65,18 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
   app.use(provider.callback());
 
+  // Expired codes, sessions and tokens are dead weight: sweep them now and then (any instance may).
+  const sweeper = setInterval(() => {
+    stores.oidc.deleteExpired().catch((err: unknown) => logger.warn({ err }, 'expired OIDC rows not swept'));
+  }, SWEEP_INTERVAL_MS).unref();
+
   return {
     app,
     stores,
     provider,
     logger,
     async close() {
+      clearInterval(sweeper);
       await graphql.stop();
     },
   };

@@ -7,14 +7,19 @@ export class RegistrationStore {
 
   /** Keyset page: registrations of an event with id > afterId, in id order. */
   async page(eventId: number, first: number, afterId: number | null): Promise<Page<RegistrationRow>> {
+    const rows = (await this.pageQuery(eventId, first, afterId)).map(toRegistration);
+    return { rows: rows.slice(0, first), hasNextPage: rows.length > first };
+  }
+
+  /** The page's statement: a range scan of the (event_id, id) index, so any page costs what the first does. */
+  pageQuery(eventId: number, first: number, afterId: number | null) {
     const query = this.db('registrations')
       .where('event_id', eventId)
       .orderBy('id', 'asc')
       .limit(first + 1)
       .select('id', 'event_id', 'user_id', 'created_at');
     if (afterId !== null) query.andWhere('id', '>', afterId);
-    const rows = (await query).map(toRegistration);
-    return { rows: rows.slice(0, first), hasNextPage: rows.length > first };
+    return query;
   }
 
   /** Registration counts per event, in one statement. */
