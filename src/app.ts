@@ -38,7 +38,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.production ? 'loopback, linklocal, uniquelocal' : false);
+  app.set('trust proxy', config.trustProxy);
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
     const id = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();

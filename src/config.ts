@@ -11,6 +11,8 @@ export interface Config {
   logLevel: string;
   /** Lifetime of user access tokens, in seconds. */
   accessTokenTtl: number;
+  /** Behind a load balancer: trust X-Forwarded-Proto/Host/For from it. */
+  trustProxy: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -47,5 +49,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     production,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, 3600),
+    trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
   };
 }

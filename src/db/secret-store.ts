@@ -29,8 +29,14 @@ export class SecretStore {
     return rows.map((r) => ({ kid: String(r.kid), jwk: JSON.parse(String(r.jwk)), createdAt: Number(r.created_at) }));
   }
 
-  async addSigningKey(kid: string, jwk: Record<string, unknown>, now = Date.now()): Promise<void> {
-    await this.db('signing_keys').insert({ kid, jwk: JSON.stringify(jwk), created_at: now });
+  async addSigningKey(
+    kid: string,
+    jwk: Record<string, unknown>,
+    now = Date.now(),
+    { ifAbsent = false } = {},
+  ): Promise<void> {
+    const insert = this.db('signing_keys').insert({ kid, jwk: JSON.stringify(jwk), created_at: now });
+    await (ifAbsent ? insert.onConflict('kid').ignore() : insert);
   }
 
   /** Removes keys created before `cutoff`, always keeping the newest. */

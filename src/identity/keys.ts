@@ -5,9 +5,8 @@ import { randomToken } from '../auth/secrets.js';
 /** How long a retired signing key stays published: longer than any token it signed lives. */
 export const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-function newSigningKey(): { kid: string; jwk: Record<string, unknown> } {
+function newSigningKey(kid = randomToken('', 12)): { kid: string; jwk: Record<string, unknown> } {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const kid = randomToken('', 12);
   return { kid, jwk: { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' } };
 }
 
@@ -29,7 +28,9 @@ export interface IdentitySecrets {
 export async function loadIdentitySecrets(stores: Stores): Promise<IdentitySecrets> {
   let keys = await stores.secrets.signingKeys();
   if (keys.length === 0) {
-    await rotateSigningKey(stores);
+    // Instances starting together race here: one fixed kid means one insert wins and all read the same key.
+    const first = newSigningKey('initial');
+    await stores.secrets.addSigningKey(first.kid, first.jwk, Date.now(), { ifAbsent: true });
     keys = await stores.secrets.signingKeys();
   }
   const cookieKeys = await stores.secrets.getOrCreate('cookie_keys', () =>

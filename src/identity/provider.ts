@@ -58,6 +58,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     },
   };
   const provider = new Provider(config.baseUrl, configuration);
+  provider.proxy = config.trustProxy;
   // Client secrets are stored as SHA-256 hashes: compare the hash of what the client sent.
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(constantTimeEqual(this.clientSecret ?? '', sha256(actual)));

@@ -1,0 +1,134 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createDb, migrate, type Db } from '../src/db/knex.js';
+import { createStores, type Stores } from '../src/db/stores.js';
+import { loadConfig } from '../src/config.js';
+import { createIdentity } from '../src/identity/provider.js';
+import { mintAccessToken } from '../src/identity/mint-token.js';
+import { freshDatabase } from './helpers/harness.js';
+
+// Two real server processes on one database (SQLite file in WAL mode, or PostgreSQL): nothing that
+// another instance needs may live only in one process's memory.
+const SERVER = new URL('../dist/server.js', import.meta.url).pathname;
+const BASE_URL = 'http://roster.test';
+
+let database: { url: string; drop(): Promise<void> };
+let db: Db;
+let stores: Stores;
+const instances: { proc: ChildProcess; url: string }[] = [];
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+async function startInstance(): Promise<{ proc: ChildProcess; url: string }> {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'silent',
+  };
+  const proc = spawn(process.execPath, [SERVER], { env, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i += 1) {
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return { proc, url };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`instance on port ${port} did not become ready`);
+}
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  db = createDb(database.url);
+  await migrate(db);
+  stores = createStores(db);
+  // Both start at once on an empty database: they must still agree on keys and salts.
+  instances.push(...(await Promise.all([startInstance(), startInstance()])));
+}, 30_000);
+
+afterAll(async () => {
+  for (const { proc } of instances) {
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGTERM');
+    await exited;
+  }
+  await db.destroy();
+  await database.drop();
+});
+
+const [a, b] = [() => instances[0]!, () => instances[1]!];
+
+test('both instances publish the same keys and discovery document', async () => {
+  const jwks = await Promise.all(instances.map(async (i) => (await fetch(`${i.url}/jwks`)).json()));
+  expect(jwks[0]).toEqual(jwks[1]);
+  expect((jwks[0] as { keys: unknown[] }).keys).toHaveLength(1);
+  // Endpoint URLs follow the Host a request came in on (a load balancer keeps the public one).
+  const discovery = await Promise.all(
+    instances.map(async (i) =>
+      JSON.parse((await (await fetch(`${i.url}/.well-known/openid-configuration`)).text()).replaceAll(i.url, BASE_URL)),
+    ),
+  );
+  expect(discovery[0]).toEqual(discovery[1]);
+  expect((discovery[0] as { issuer: string }).issuer).toBe(BASE_URL);
+});
+
+describe('tokens', () => {
+  let clientId: string;
+  let appToken: string;
+  let appId: number;
+  let uid: string;
+
+  beforeAll(async () => {
+    const owner = await stores.users.create({ email: 'multi@example.com', name: 'Multi Instance' });
+    uid = owner.uid;
+    const made = await stores.apps.create({ ownerId: owner.id, name: 'Multi', redirectUris: ['https://m.example/cb'] });
+    clientId = made.app.clientId;
+    appToken = made.appToken;
+    appId = made.app.id;
+  });
+
+  test('a user token minted elsewhere works at both, with the same pairwise sub', async () => {
+    const config = loadConfig({ NODE_ENV: 'test', BASE_URL, DATABASE_URL: database.url }, false);
+    const { provider } = await createIdentity({ config, stores });
+    const token = await mintAccessToken(provider, { accountId: uid, clientId, scope: 'openid profile' });
+    const claims = await Promise.all(
+      instances.map(async (i) => {
+        const res = await fetch(`${i.url}/openid/userinfo`, {
+          headers: { Authorization: `Bearer ${token.access_token}` },
+        });
+        expect(res.status).toBe(200);
+        return res.json();
+      }),
+    );
+    expect(claims[0]).toEqual(claims[1]);
+    expect(claims[0]).toMatchObject({ uid, name: 'Multi Instance' });
+  });
+
+  test('an app token rotated through one dies at the other at once', async () => {
+    const viewer = (url: string, token: string) =>
+      fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: '{ viewer { tokenKind } }' }),
+      });
+    expect((await viewer(a().url, appToken)).status).toBe(200);
+    expect((await viewer(b().url, appToken)).status).toBe(200);
+    const fresh = await stores.apps.rotateAppToken(appId);
+    expect((await viewer(b().url, appToken)).status).toBe(401);
+    expect((await viewer(a().url, appToken)).status).toBe(401);
+    expect((await viewer(b().url, fresh)).status).toBe(200);
+  });
+});
