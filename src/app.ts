@@ -10,6 +10,8 @@ import { createGraphqlRouter } from './graphql/server.js';
 import { createAccessTokenLookup } from './identity/access-token-lookup.js';
 import { createIdentity } from './identity/provider.js';
 import { userinfoRouter } from './identity/userinfo.js';
+import { createMetrics } from './observability/metrics.js';
+import { requestLog } from './observability/request-log.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -32,6 +34,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const { config, db } = deps;
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const stores = createStores(db);
+  const metrics = createMetrics(db);
   const { provider, pairwiseSalt } = await createIdentity({ config, stores });
   const resolver = createBearerResolver(stores, createAccessTokenLookup(provider));
   const graphql = await createGraphqlRouter({ stores, resolver, config, logger });
@@ -47,6 +50,10 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     next();
   });
 
+  app.use(requestLog(logger, metrics));
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -1,5 +1,6 @@
 import type { Viewer } from '../auth/viewer.js';
 import type { Stores } from '../db/stores.js';
+import type { RequestInfo } from '../observability/request-log.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What every resolver sees: who is asking, and this request's loaders. */
@@ -8,8 +9,10 @@ export interface GraphQLContext {
   stores: Stores;
   loaders: Loaders;
   requestId: string;
+  /** Shared with the request log: what the operation turned out to be. */
+  info: RequestInfo;
 }
 
-export function buildContext(viewer: Viewer, stores: Stores, requestId: string): GraphQLContext {
-  return { viewer, stores, loaders: createLoaders(stores), requestId };
+export function buildContext(viewer: Viewer, stores: Stores, requestId: string, info: RequestInfo): GraphQLContext {
+  return { viewer, stores, loaders: createLoaders(stores), requestId, info };
 }

@@ -10,7 +10,9 @@ import { requireViewer, viewerOf } from '../auth/middleware.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/stores.js';
 import { buildContext, type GraphQLContext } from './context.js';
+import { requestInfo } from '../observability/request-log.js';
 import { errorMaskingPlugin } from './plugins/error-masking.js';
+import { operationNamePlugin } from './plugins/operation-name.js';
 import { responseHeadersPlugin } from './plugins/response-headers.js';
 import { resolvers } from './resolvers/index.js';
 import { KnownOperationTypes } from './validation.js';
@@ -50,6 +52,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
         headers: { Authorization: 'Bearer ' },
       }),
       responseHeadersPlugin(),
+      operationNamePlugin(),
       errorMaskingPlugin(deps.logger),
     ],
   });
@@ -60,7 +63,8 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     res.type('application/graphql; charset=utf-8').send(SCHEMA_SDL);
   });
   const apolloMiddleware = expressMiddleware(apollo, {
-    context: async ({ res }) => buildContext(viewerOf(res), deps.stores, String(res.locals.requestId)),
+    context: async ({ res }) =>
+      buildContext(viewerOf(res), deps.stores, String(res.locals.requestId), requestInfo(res)),
   });
   router.get('/', (req, res, next) => {
     if (!wantsLandingPage(req)) return next();

@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Provider from 'oidc-provider';
+import type { Logger } from 'pino';
 import knexFactory from 'knex';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -48,7 +49,7 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
 }
 
 /** Starts the real service on an ephemeral port against a fresh database. */
-export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+export async function startServer(env: NodeJS.ProcessEnv = {}, options: { logger?: Logger } = {}): Promise<TestServer> {
   const database = await freshDatabase();
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -57,7 +58,7 @@ export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServ
   const config = loadConfig({ NODE_ENV: 'test', BASE_URL: url, DATABASE_URL: database.url, ...env }, false);
   const db = createDb(config.databaseUrl);
   await migrate(db);
-  const roster = await createApp({ config, db });
+  const roster = await createApp({ config, db, logger: options.logger });
   server.on('request', roster.app);
   return {
     url,

@@ -1,0 +1,37 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from '../db/knex.js';
+
+/** Prometheus metrics of one app instance (its own registry, so tests can run several). */
+export function createMetrics(db: Db) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'roster_' });
+  const requests = new Counter({
+    name: 'roster_http_requests_total',
+    help: 'HTTP requests by route, GraphQL operation name and status',
+    labelNames: ['route', 'operation', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'roster_http_request_duration_seconds',
+    help: 'HTTP request latency by route, GraphQL operation name and status',
+    labelNames: ['route', 'operation', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const pool = db.client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number } | undefined;
+  new Gauge({
+    name: 'roster_db_pool_connections',
+    help: 'Database pool connections by state',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      if (!pool) return;
+      this.set({ state: 'used' }, pool.numUsed());
+      this.set({ state: 'free' }, pool.numFree());
+      this.set({ state: 'pending' }, pool.numPendingAcquires());
+    },
+  });
+  return { registry, requests, duration };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,48 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Viewer } from '../auth/viewer.js';
+import type { Metrics } from './metrics.js';
+
+/** What the rest of the request learns for the log line: set by the GraphQL plugin. */
+export interface RequestInfo {
+  operationName?: string;
+}
+
+export const requestInfo = (res: Response): RequestInfo => (res.locals.info ??= {}) as RequestInfo;
+
+/** Where a path belongs, as a bounded metrics label. */
+function routeOf(path: string): string {
+  if (path === '/graphql' || path.startsWith('/graphql/')) return '/graphql';
+  if (['/openid/userinfo', '/healthz', '/readyz', '/metrics'].includes(path)) return path;
+  if (path.startsWith('/interaction/')) return '/interaction';
+  return 'oidc';
+}
+
+/** One JSON log line and the metrics per request: never a token, a password or a body. */
+export function requestLog(logger: Logger, metrics: Metrics) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    const path = req.path; // captured now: routers rewrite it on the way down
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const viewer = res.locals.viewer as Viewer | undefined;
+      const operation = requestInfo(res).operationName;
+      const labels = { route: routeOf(path), operation: operation ?? '', status: String(res.statusCode) };
+      metrics.requests.inc(labels);
+      metrics.duration.observe(labels, seconds);
+      logger.info(
+        {
+          requestId: res.locals.requestId,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          durationMs: Math.round(seconds * 1e6) / 1e3,
+          tokenKind: viewer?.kind,
+          operationName: operation,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,76 @@
+import { PassThrough } from 'node:stream';
+import { pino } from 'pino';
+import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
+import { gql } from './helpers/graphql.js';
+import { startServer, type TestServer } from './helpers/harness.js';
+
+// Logs and metrics, read the way an operator would: JSON lines and a Prometheus scrape.
+let server: TestServer;
+let fx: Fixtures;
+const lines: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  const stream = new PassThrough();
+  stream.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+  });
+  server = await startServer({}, { logger: pino({ level: 'info' }, stream) });
+  fx = await seedFixtures(server);
+});
+afterAll(() => server.close());
+
+const requestLine = (requestId: string) => lines.find((l) => l.msg === 'request' && l.requestId === requestId);
+
+test('one JSON log line per request: request id, token kind, operation, status, duration; never the token', async () => {
+  const res = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${fx.tokens.organizerUser}`,
+      'Content-Type': 'application/json',
+      'X-Request-Id': 'log-test-1',
+    },
+    body: JSON.stringify({ query: 'query WhoAmI { viewer { tokenKind } }', operationName: 'WhoAmI' }),
+  });
+  expect(res.status).toBe(200);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(requestLine('log-test-1')).toMatchObject({
+    method: 'POST',
+    path: '/graphql',
+    status: 200,
+    tokenKind: 'user',
+    operationName: 'WhoAmI',
+    durationMs: expect.any(Number),
+  });
+  expect(JSON.stringify(lines)).not.toContain(fx.tokens.organizerUser);
+});
+
+test('a rejected token is logged without the token', async () => {
+  const res = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      Authorization: 'Bearer secret-looking-value',
+      'Content-Type': 'application/json',
+      'X-Request-Id': 'log-test-2',
+    },
+    body: '{"query":"{ viewer { tokenKind } }"}',
+  });
+  expect(res.status).toBe(401);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(requestLine('log-test-2')).toMatchObject({ status: 401 });
+  expect(requestLine('log-test-2')!.tokenKind).toBeUndefined();
+  expect(JSON.stringify(lines)).not.toContain('secret-looking-value');
+});
+
+test('/metrics counts requests by route, operation and status, and shows the pool', async () => {
+  await gql(server, fx.tokens.organizerApp, 'query Probe { viewer { tokenKind } }');
+  const res = await fetch(`${server.url}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  const text = await res.text();
+  expect(text).toMatch(/roster_http_requests_total\{route="\/graphql",operation="Probe",status="200"\} 1/);
+  expect(text).toMatch(
+    /roster_http_request_duration_seconds_bucket\{le="\+Inf",route="\/graphql",operation="Probe",status="200"\} 1/,
+  );
+  expect(text).toMatch(/roster_http_requests_total\{route="\/graphql",operation="",status="401"\} \d+/);
+  expect(text).toMatch(/roster_db_pool_connections\{state="used"\} \d+/);
+});
