@@ -203,3 +203,77 @@ describe('viewer', () => {
     });
   });
 });
+
+describe('conditional requests', () => {
+  const body = JSON.stringify({ query: SEED_QUERY, variables: { slug: 'public-meetup' } });
+  const post = (headers: Record<string, string> = {}) =>
+    fetch(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+        ...headers,
+      },
+      body,
+    });
+
+  test('every successful response has an ETag that changes with the data', async () => {
+    const first = await post();
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^(W\/)?"[^"]+"$/);
+    expect((await post()).headers.get('etag')).toBe(etag);
+    await t.server.db('users').where({ id: t.fx.registrants[0]!.id }).update({ name: 'Ann Renamed' });
+    try {
+      expect((await post()).headers.get('etag')).not.toBe(etag);
+    } finally {
+      await t.server.db('users').where({ id: t.fx.registrants[0]!.id }).update({ name: 'Ann Active' });
+    }
+  });
+
+  test('a matching If-None-Match gets 304 with no body and the same Cache-Control', async () => {
+    const etag = (await post()).headers.get('etag')!;
+    for (const header of [etag, `"other", ${etag}`, etag.replace(/^W\//, '')]) {
+      const res = await post({ 'If-None-Match': header });
+      expect(res.status).toBe(304);
+      expect(await res.text()).toBe('');
+      expect(res.headers.get('cache-control')).toBe('max-age=0, private, must-revalidate');
+      expect(res.headers.get('etag')).toBe(etag);
+    }
+    const params = new URLSearchParams({ query: SEED_QUERY, variables: JSON.stringify({ slug: 'public-meetup' }) });
+    const get = await fetch(`${t.server.url}/graphql?${params}`, {
+      headers: {
+        Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
+        Accept: 'application/json',
+        'If-None-Match': etag,
+      },
+    });
+    expect(get.status).toBe(304);
+  });
+
+  test('a stale tag gets the full answer', async () => {
+    const res = await post({ 'If-None-Match': '"stale"' });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: unknown }).data).toBeDefined();
+  });
+
+  test('errors are never answered with 304', async () => {
+    const bad = JSON.stringify({ query: '{ nope }' });
+    const first = await fetch(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.fx.tokens.organizerUser}`, 'Content-Type': 'application/json' },
+      body: bad,
+    });
+    expect(first.status).toBe(400);
+    const again = await fetch(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
+        'Content-Type': 'application/json',
+        'If-None-Match': first.headers.get('etag') ?? '*',
+      },
+      body: bad,
+    });
+    expect(again.status).toBe(400);
+  });
+});

@@ -9,6 +9,7 @@ import type { BearerResolver } from '../auth/bearer.js';
 import { requireViewer, viewerOf } from '../auth/middleware.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/stores.js';
+import { conditionalRequests } from './conditional.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../observability/request-log.js';
 import { errorMaskingPlugin } from './plugins/error-masking.js';
@@ -71,6 +72,11 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     req.body = {}; // Apollo insists on a parsed body, even for a GET.
     return apolloMiddleware(req, res, next);
   });
-  router.use(requireViewer(deps.resolver, 'graphql'), express.json({ limit: MAX_BODY_BYTES }), apolloMiddleware);
+  router.use(
+    requireViewer(deps.resolver, 'graphql'),
+    express.json({ limit: MAX_BODY_BYTES }),
+    conditionalRequests,
+    apolloMiddleware,
+  );
   return { router, stop: () => apollo.stop() };
 }
