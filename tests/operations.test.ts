@@ -39,6 +39,7 @@ test('one JSON log line per request: request id, token kind, operation, status, 
     status: 200,
     tokenKind: 'user',
     operationName: 'WhoAmI',
+    cost: 1,
     durationMs: expect.any(Number),
   });
   expect(JSON.stringify(lines)).not.toContain(fx.tokens.organizerUser);

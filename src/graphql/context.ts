@@ -11,8 +11,10 @@ export interface GraphQLContext {
   requestId: string;
   /** Shared with the request log: what the operation turned out to be. */
   info: RequestInfo;
+  /** Cost before execution, and connection nodes actually returned. */
+  cost: { requested: number; nodes: number };
 }
 
 export function buildContext(viewer: Viewer, stores: Stores, requestId: string, info: RequestInfo): GraphQLContext {
-  return { viewer, stores, loaders: createLoaders(stores), requestId, info };
+  return { viewer, stores, loaders: createLoaders(stores), requestId, info, cost: { requested: 0, nodes: 0 } };
 }

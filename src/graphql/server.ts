@@ -13,7 +13,9 @@ import { conditionalRequests } from './conditional.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../observability/request-log.js';
 import { errorMaskingPlugin } from './plugins/error-masking.js';
+import { LIMITS } from './limits.js';
 import { operationNamePlugin } from './plugins/operation-name.js';
+import { queryLimitsPlugin } from './plugins/query-limits.js';
 import { responseHeadersPlugin } from './plugins/response-headers.js';
 import { resolvers } from './resolvers/index.js';
 import { KnownOperationTypes } from './validation.js';
@@ -45,6 +47,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: deps.config.production,
     validationRules: [KnownOperationTypes],
+    parseOptions: { maxTokens: LIMITS.maxTokens },
     plugins: [
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginLandingPageLocalDefault({
@@ -54,6 +57,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
       }),
       responseHeadersPlugin(),
       operationNamePlugin(),
+      queryLimitsPlugin(),
       errorMaskingPlugin(deps.logger),
     ],
   });

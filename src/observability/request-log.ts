@@ -6,6 +6,8 @@ import type { Metrics } from './metrics.js';
 /** What the rest of the request learns for the log line: set by the GraphQL plugin. */
 export interface RequestInfo {
   operationName?: string;
+  /** GraphQL cost computed before execution. */
+  cost?: number;
 }
 
 export const requestInfo = (res: Response): RequestInfo => (res.locals.info ??= {}) as RequestInfo;
@@ -26,7 +28,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const viewer = res.locals.viewer as Viewer | undefined;
-      const operation = requestInfo(res).operationName;
+      const { operationName: operation, cost } = requestInfo(res);
       const labels = { route: routeOf(path), operation: operation ?? '', status: String(res.statusCode) };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, seconds);
@@ -39,6 +41,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
           durationMs: Math.round(seconds * 1e6) / 1e3,
           tokenKind: viewer?.kind,
           operationName: operation,
+          cost,
         },
         'request',
       );

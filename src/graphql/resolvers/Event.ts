@@ -11,7 +11,7 @@ export const Event: EventResolvers = {
   startsAt: (event) => date(event.startsAt),
   endsAt: (event) => date(event.endsAt),
   visibility: (event) => (event.visibility === 'private' ? 'PRIVATE' : 'PUBLIC'),
-  async registrations(event, { first, after }, { loaders, stores, viewer }) {
+  async registrations(event, { first, after }, { loaders, stores, viewer, cost }) {
     const organizerIds = await loaders.organizerIds.load(event.id);
     if (!canSeeRegistrations(viewer, organizerIds)) {
       throw new ForbiddenError('Only the organizers of this event may read its registrations.');
@@ -19,6 +19,7 @@ export const Event: EventResolvers = {
     const size = pageSize(first);
     const afterId = after === null || after === undefined ? null : decodeCursor(after);
     const page = await stores.registrations.page(event.id, size, afterId);
+    cost.nodes += page.rows.length;
     return { eventId: event.id, page, afterId, showEmail: canSeeRegistrantEmail(viewer, organizerIds) };
   },
 };
