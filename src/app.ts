@@ -3,6 +3,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import type Provider from 'oidc-provider';
 import { pino, type Logger } from 'pino';
 import { createBearerResolver } from './auth/bearer.js';
+import { createRateLimiter } from './auth/rate-limit.js';
 import type { Config } from './config.js';
 import type { Db } from './db/knex.js';
 import { createStores, type Stores } from './db/stores.js';
@@ -37,7 +38,8 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const metrics = createMetrics(db);
   const { provider, pairwiseSalt } = await createIdentity({ config, stores });
   const resolver = createBearerResolver(stores, createAccessTokenLookup(provider));
-  const graphql = await createGraphqlRouter({ stores, resolver, config, logger });
+  const limiter = await createRateLimiter(db, config.rateLimitPoints);
+  const graphql = await createGraphqlRouter({ stores, resolver, config, logger, limiter });
 
   const app = express();
   app.disable('x-powered-by');
@@ -67,7 +69,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   });
 
   app.use('/graphql', graphql.router);
-  app.use(userinfoRouter({ stores, resolver, pairwiseSalt }));
+  app.use(userinfoRouter({ stores, resolver, pairwiseSalt, limiter }));
   app.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
   app.use(provider.callback());

@@ -13,6 +13,8 @@ export interface Config {
   accessTokenTtl: number;
   /** Behind a load balancer: trust X-Forwarded-Proto/Host/For from it. */
   trustProxy: boolean;
+  /** Points per hour per token owner. */
+  rateLimitPoints: number;
 }
 
 export class ConfigError extends Error {}
@@ -50,5 +52,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, 3600),
     trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
+    rateLimitPoints: integer('RATE_LIMIT_POINTS', env.RATE_LIMIT_POINTS, 5000),
   };
 }

@@ -10,7 +10,9 @@ let db: Db;
 
 beforeAll(async () => {
   database = await freshDatabase();
-  expect((await cli(database.url, ['migrate', '--json'])).json).toEqual({ migrated: ['20261122000000_init'] });
+  expect((await cli(database.url, ['migrate', '--json'])).json).toEqual({
+    migrated: ['20261122000000_init', '20261122010000_rate_limits'],
+  });
   db = createDb(database.url);
 });
 afterAll(async () => {

@@ -35,6 +35,7 @@ async function startInstance(): Promise<{ proc: ChildProcess; url: string }> {
     BASE_URL,
     DATABASE_URL: database.url,
     LOG_LEVEL: 'silent',
+    RATE_LIMIT_POINTS: '8',
   };
   const proc = spawn(process.execPath, [SERVER], { env, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
@@ -131,4 +132,27 @@ describe('tokens', () => {
     expect((await viewer(a().url, appToken)).status).toBe(401);
     expect((await viewer(b().url, fresh)).status).toBe(200);
   });
+});
+
+test('the rate limit is shared: points spent at one instance are gone at the other', async () => {
+  const owner = await stores.users.create({ email: 'budget@example.com', name: 'Budget Owner' });
+  const { appToken } = await stores.apps.create({
+    ownerId: owner.id,
+    name: 'Budget',
+    redirectUris: ['https://b.example/cb'],
+  });
+  const ask = (url: string) =>
+    fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { tokenKind } }' }),
+    });
+  for (let i = 0; i < 4; i += 1) {
+    expect((await ask(a().url)).status).toBe(200);
+    const res = await ask(b().url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-used')).toBe(String(2 * i + 2));
+  }
+  expect((await ask(a().url)).status).toBe(429);
+  expect((await ask(b().url)).status).toBe(429);
 });

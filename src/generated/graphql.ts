@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { EventRow, UserRow, ClientAppRow } from '../db/types.js';
 import type { RegistrationModel, RegistrantModel, RegistrationConnectionModel } from '../graphql/models.js';
 import type { Viewer as ViewerModel } from '../auth/viewer.js';
+import type { RateLimitState } from '../auth/rate-limit.js';
 import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -58,6 +59,8 @@ export type Query = {
   __typename?: 'Query';
   /** The event with this slug, or null when there is no such event or the caller may not see it. */
   event?: Maybe<Event>;
+  /** The token owner's hourly point budget, after this request's cost. */
+  rateLimit: RateLimit;
   /** Who the bearer token speaks for. */
   viewer: Viewer;
 };
@@ -65,6 +68,24 @@ export type Query = {
 
 export type QueryEventArgs = {
   slug: Scalars['String']['input'];
+};
+
+/**
+ * Points per hour per token owner (the user at one app, or the app), shared by every instance. Each
+ * request costs its query cost (see the README); the `X-RateLimit-*` headers say the same.
+ */
+export type RateLimit = {
+  __typename?: 'RateLimit';
+  /** What this request cost. */
+  cost: Scalars['Int']['output'];
+  /** Points per hour. */
+  limit: Scalars['Int']['output'];
+  /** Points left in this window. */
+  remaining: Scalars['Int']['output'];
+  /** When the window resets. */
+  resetAt: Scalars['DateTime']['output'];
+  /** Points spent in this window, this request included. */
+  used: Scalars['Int']['output'];
 };
 
 /** The person registered for an event. */
@@ -216,6 +237,7 @@ export type ResolversTypes = ResolversObject<{
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RateLimit: ResolverTypeWrapper<RateLimitState>;
   Registrant: ResolverTypeWrapper<RegistrantModel>;
   Registration: ResolverTypeWrapper<RegistrationModel>;
   RegistrationConnection: ResolverTypeWrapper<RegistrationConnectionModel>;
@@ -236,6 +258,7 @@ export type ResolversParentTypes = ResolversObject<{
   Int: Scalars['Int']['output'];
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  RateLimit: RateLimitState;
   Registrant: RegistrantModel;
   Registration: RegistrationModel;
   RegistrationConnection: RegistrationConnectionModel;
@@ -270,7 +293,16 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<QueryEventArgs, 'slug'>>;
+  rateLimit?: Resolver<ResolversTypes['RateLimit'], ParentType, ContextType>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
+}>;
+
+export type RateLimitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RateLimit'] = ResolversParentTypes['RateLimit']> = ResolversObject<{
+  cost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  remaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  resetAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  used?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type RegistrantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Registrant'] = ResolversParentTypes['Registrant']> = ResolversObject<{
@@ -320,6 +352,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Event?: EventResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RateLimit?: RateLimitResolvers<ContextType>;
   Registrant?: RegistrantResolvers<ContextType>;
   Registration?: RegistrationResolvers<ContextType>;
   RegistrationConnection?: RegistrationConnectionResolvers<ContextType>;

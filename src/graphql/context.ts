@@ -1,3 +1,4 @@
+import type { RateLimitState } from '../auth/rate-limit.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { Stores } from '../db/stores.js';
 import type { RequestInfo } from '../observability/request-log.js';
@@ -13,6 +14,8 @@ export interface GraphQLContext {
   info: RequestInfo;
   /** Cost before execution, and connection nodes actually returned. */
   cost: { requested: number; nodes: number };
+  /** The owner's budget after this request's cost was spent. */
+  rateLimit?: RateLimitState;
 }
 
 export function buildContext(viewer: Viewer, stores: Stores, requestId: string, info: RequestInfo): GraphQLContext {

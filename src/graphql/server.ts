@@ -6,6 +6,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { BearerResolver } from '../auth/bearer.js';
+import type { RateLimiter } from '../auth/rate-limit.js';
 import { requireViewer, viewerOf } from '../auth/middleware.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/stores.js';
@@ -30,6 +31,7 @@ export interface GraphqlDeps {
   resolver: BearerResolver;
   config: Config;
   logger: Logger;
+  limiter: RateLimiter;
 }
 
 /** A browser opening /graphql: the Sandbox page, served without a token. */
@@ -57,7 +59,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
       }),
       responseHeadersPlugin(),
       operationNamePlugin(),
-      queryLimitsPlugin(),
+      queryLimitsPlugin(deps.limiter),
       errorMaskingPlugin(deps.logger),
     ],
   });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { BearerResolver } from '../auth/bearer.js';
+import { RateLimited, rateLimitHeaders, type RateLimiter } from '../auth/rate-limit.js';
 import { requireViewer, sendBearerError, viewerOf } from '../auth/middleware.js';
 import type { Stores } from '../db/stores.js';
 import { BearerError, invalidToken } from '../errors/bearer-error.js';
@@ -7,7 +8,12 @@ import { allClaims, claimsForScopes, pairwiseSubject } from './claims.js';
 import { USERINFO_PATH } from './provider.js';
 
 /** GET/POST /openid/userinfo: the signed-in user's claims, by granted scope (SPEC §4). */
-export function userinfoRouter(deps: { stores: Stores; resolver: BearerResolver; pairwiseSalt: string }): Router {
+export function userinfoRouter(deps: {
+  stores: Stores;
+  resolver: BearerResolver;
+  pairwiseSalt: string;
+  limiter: RateLimiter;
+}): Router {
   const router = Router();
   router.all(USERINFO_PATH, (req, res, next) => {
     // Bearer tokens travel in the header only, so the answer is the same for every caller origin.
@@ -33,6 +39,15 @@ export function userinfoRouter(deps: { stores: Stores; resolver: BearerResolver;
       if (!viewer.scopes.includes('openid')) {
         const err = new BearerError(403, 'insufficient_scope', 'The token was not granted the openid scope.', 'openid');
         return sendBearerError(res, err, 'oauth');
+      }
+      // One point from the same hourly budget as GraphQL.
+      try {
+        res.set(rateLimitHeaders(await deps.limiter.consume(viewer, 1)));
+      } catch (err) {
+        if (!(err instanceof RateLimited)) throw err;
+        res.set(rateLimitHeaders(err.state)).set('Retry-After', String(err.retryAfterSeconds));
+        res.status(429).json({ error: 'rate_limited', error_description: err.message });
+        return;
       }
       const user = await deps.stores.users.findById(viewer.userId);
       if (!user) return sendBearerError(res, invalidToken(), 'oauth');

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as init from './20261122000000_init.js';
+import * as rateLimits from './20261122010000_rate_limits.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -9,6 +10,7 @@ interface Migration {
 // Listed in code, not read from a folder, so the same list runs from src/ (tests) and dist/.
 const migrations: Record<string, Migration> = {
   '20261122000000_init': init,
+  '20261122010000_rate_limits': rateLimits,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,13 +1,16 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, Kind, type FragmentDefinitionNode } from 'graphql';
+import { RateLimited, rateLimitHeaders, type RateLimiter } from '../../auth/rate-limit.js';
 import type { GraphQLContext } from '../context.js';
 import { costOf, LIMITS, measure, overLimit } from '../limits.js';
 
 /**
  * Measures each operation after validation and before execution; one over any limit is rejected
- * whole. A request with `"extensions": {"cost": true}` gets `extensions.cost` in its response.
+ * whole. Then spends its cost from the owner's hourly budget (429 when spent). A request with
+ * `"extensions": {"cost": true}` gets `extensions.cost` in its response. One plugin, because the
+ * order matters: limits, then cost, then the budget.
  */
-export function queryLimitsPlugin(): ApolloServerPlugin<GraphQLContext> {
+export function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
@@ -28,8 +31,23 @@ export function queryLimitsPlugin(): ApolloServerPlugin<GraphQLContext> {
               },
             });
           }
+          try {
+            contextValue.rateLimit = await limiter.consume(contextValue.viewer, contextValue.cost.requested);
+          } catch (err) {
+            if (!(err instanceof RateLimited)) throw err;
+            contextValue.rateLimit = err.state;
+            throw new GraphQLError(err.message, {
+              extensions: {
+                code: 'RATE_LIMITED',
+                http: { status: 429, headers: new Map([['retry-after', String(err.retryAfterSeconds)]]) },
+              },
+            });
+          }
         },
         async willSendResponse({ request, response, contextValue }) {
+          // Every response says where the budget stands, even one that failed before spending any.
+          const budget = contextValue.rateLimit ?? (await limiter.peek(contextValue.viewer));
+          for (const [name, value] of Object.entries(rateLimitHeaders(budget))) response.http.headers.set(name, value);
           if (request.extensions?.cost !== true || response.body.kind !== 'single' || !contextValue?.cost) return;
           const { singleResult } = response.body;
           singleResult.extensions = {

@@ -10,4 +10,6 @@ export const Query: QueryResolvers = {
     return canSeeEvent(viewer, event, organizerIds) ? event : null;
   },
   viewer: (_parent, _args, { viewer }) => viewer,
+  // Set before execution by the query-limits plugin, which spent this request's cost.
+  rateLimit: (_parent, _args, { rateLimit }) => rateLimit!,
 };

@@ -2,6 +2,7 @@ import { DateTimeResolver } from 'graphql-scalars';
 import type { Resolvers } from '../../generated/graphql.js';
 import { Event } from './Event.js';
 import { Query } from './Query.js';
+import { RateLimit } from './RateLimit.js';
 import { Registrant, Registration } from './Registration.js';
 import { PageInfo, RegistrationConnection, RegistrationEdge } from './RegistrationConnection.js';
 import { Viewer, ViewerApp, ViewerUser } from './Viewer.js';
@@ -9,6 +10,7 @@ import { Viewer, ViewerApp, ViewerUser } from './Viewer.js';
 export const resolvers: Resolvers = {
   DateTime: DateTimeResolver,
   Query,
+  RateLimit,
   Viewer,
   ViewerUser,
   ViewerApp,

@@ -1,0 +1,89 @@
+import {
+  RateLimiterPostgres,
+  RateLimiterRes,
+  RateLimiterSQLite,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import { isSqlite, type Db } from '../db/knex.js';
+import type { Viewer } from './viewer.js';
+
+/** What the X-RateLimit-* headers and Query.rateLimit report. */
+export interface RateLimitState {
+  limit: number;
+  /** Points this request cost. */
+  cost: number;
+  used: number;
+  remaining: number;
+  /** When the window resets, epoch milliseconds. */
+  resetAt: number;
+}
+
+export class RateLimited extends Error {
+  constructor(readonly state: RateLimitState) {
+    super(
+      `Rate limit of ${state.limit} points per hour exceeded; it resets at ${new Date(state.resetAt).toISOString()}.`,
+    );
+  }
+
+  get retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil((this.state.resetAt - Date.now()) / 1000));
+  }
+}
+
+/** Rate limits are per token owner: the user at one app, or the app itself. */
+export const ownerKey = (viewer: Viewer): string =>
+  viewer.kind === 'user' ? `user:${viewer.userId}:app:${viewer.appId}` : `app:${viewer.appId}`;
+
+/** Points per hour per token owner, counted in the database so every instance shares them. */
+export async function createRateLimiter(db: Db, pointsPerHour: number) {
+  const options = {
+    storeClient: db,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true, // by our migration
+    points: pointsPerHour,
+    duration: 3600,
+    keyPrefix: 'gql',
+  };
+  const limiter: RateLimiterAbstract = isSqlite(db) ? new RateLimiterSQLite(options) : new RateLimiterPostgres(options);
+
+  const state = (res: RateLimiterRes, cost: number): RateLimitState => ({
+    limit: pointsPerHour,
+    cost,
+    used: res.consumedPoints,
+    remaining: Math.max(0, pointsPerHour - res.consumedPoints),
+    resetAt: Date.now() + res.msBeforeNext,
+  });
+
+  return {
+    pointsPerHour,
+    /** Spends `cost` points of the viewer's budget; throws RateLimited when over it. */
+    async consume(viewer: Viewer, cost: number): Promise<RateLimitState> {
+      try {
+        return state(await limiter.consume(ownerKey(viewer), cost), cost);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) throw new RateLimited(state(err, cost));
+        throw err;
+      }
+    },
+    /** The viewer's budget without spending any. */
+    async peek(viewer: Viewer): Promise<RateLimitState> {
+      const res = await limiter.get(ownerKey(viewer));
+      return res
+        ? state(res, 0)
+        : { limit: pointsPerHour, cost: 0, used: 0, remaining: pointsPerHour, resetAt: Date.now() + 3600_000 };
+    },
+  };
+}
+
+export type RateLimiter = Awaited<ReturnType<typeof createRateLimiter>>;
+
+/** The X-RateLimit-* headers of a state (reset in epoch seconds, as GitHub sends it). */
+export function rateLimitHeaders(s: RateLimitState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(s.limit),
+    'X-RateLimit-Remaining': String(s.remaining),
+    'X-RateLimit-Used': String(s.used),
+    'X-RateLimit-Reset': String(Math.ceil(s.resetAt / 1000)),
+  };
+}
