@@ -13,13 +13,13 @@ import type { Stores } from '../db/stores.js';
 import { conditionalRequests } from './conditional.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../observability/request-log.js';
-import { errorMaskingPlugin } from './plugins/error-masking.js';
+import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
 import { LIMITS } from './limits.js';
 import { operationNamePlugin } from './plugins/operation-name.js';
 import { queryLimitsPlugin } from './plugins/query-limits.js';
-import { responseHeadersPlugin } from './plugins/response-headers.js';
+import { readOnlyPlugin } from './plugins/read-only.js';
+import { CACHE_CONTROL, responseHeadersPlugin } from './plugins/response-headers.js';
 import { resolvers } from './resolvers/index.js';
-import { KnownOperationTypes } from './validation.js';
 
 // schema.graphql sits at the repo root, two levels above both src/graphql and dist/graphql.
 export const SCHEMA_SDL = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
@@ -47,8 +47,8 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     // Bearer tokens only, never ambient cookies: cross-site requests carry no credentials to abuse.
     csrfPrevention: false,
     includeStacktraceInErrorResponses: false,
+    formatError,
     hideSchemaDetailsFromClientErrors: deps.config.production,
-    validationRules: [KnownOperationTypes],
     parseOptions: { maxTokens: LIMITS.maxTokens },
     plugins: [
       ApolloServerPluginCacheControlDisabled(),
@@ -58,6 +58,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
         headers: { Authorization: 'Bearer ' },
       }),
       responseHeadersPlugin(),
+      readOnlyPlugin(),
       operationNamePlugin(),
       queryLimitsPlugin(deps.limiter),
       errorMaskingPlugin(deps.logger),
@@ -79,6 +80,11 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     return apolloMiddleware(req, res, next);
   });
   router.use(
+    // Answers made before Apollo (401, bad JSON, 413) are GraphQL responses too.
+    (_req, res, next) => {
+      res.set('Cache-Control', CACHE_CONTROL);
+      next();
+    },
     requireViewer(deps.resolver, 'graphql'),
     express.json({ limit: MAX_BODY_BYTES }),
     conditionalRequests,

@@ -3,7 +3,19 @@ import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import type { GraphQLContext } from '../context.js';
 
-/** Internal errors leave the server as a message and a request id only; the detail goes to the log. */
+const isInternal = (error: GraphQLFormattedError) => error.extensions?.code === 'INTERNAL_SERVER_ERROR';
+
+/** Apollo's formatError, applied to every error it sends: an internal one keeps no message, only its path and code. */
+export function formatError(error: GraphQLFormattedError): GraphQLFormattedError {
+  if (!isInternal(error)) return error;
+  return {
+    message: 'Internal server error',
+    ...(error.path ? { path: error.path } : {}),
+    extensions: { code: 'INTERNAL_SERVER_ERROR' },
+  };
+}
+
+/** Logs each internal error's detail with the request id, and hands the client that id to quote. */
 export function errorMaskingPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
@@ -16,20 +28,13 @@ export function errorMaskingPlugin(logger: Logger): ApolloServerPlugin<GraphQLCo
           }
         },
         async willSendResponse({ response, contextValue }) {
+          const { requestId } = contextValue;
           if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
           response.body.singleResult.errors = response.body.singleResult.errors.map((e) =>
-            e.extensions?.code === 'INTERNAL_SERVER_ERROR' ? masked(e, contextValue?.requestId) : e,
+            isInternal(e) ? { ...e, extensions: { ...e.extensions, requestId } } : e,
           );
         },
       };
     },
-  };
-}
-
-function masked(error: GraphQLFormattedError, requestId: string | undefined): GraphQLFormattedError {
-  return {
-    message: 'Internal server error',
-    ...(error.path ? { path: error.path } : {}),
-    extensions: { code: 'INTERNAL_SERVER_ERROR', ...(requestId ? { requestId } : {}) },
   };
 }

@@ -15,7 +15,8 @@ export function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<Grap
     async requestDidStart() {
       return {
         async didResolveOperation({ operation, document, request, schema, contextValue }) {
-          if (!operation) return;
+          // An operation type the schema lacks is the read-only plugin's to reject, at no cost.
+          if (!operation || !schema.getRootType(operation.operation)) return;
           const fragments: Record<string, FragmentDefinitionNode> = {};
           for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
           const shape = measure(schema, operation, fragments, request.variables ?? {});

@@ -1,0 +1,23 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError } from 'graphql';
+import type { GraphQLContext } from '../context.js';
+
+/**
+ * graphql 16 only fails an operation type the schema lacks at execution; reject it as invalid (400)
+ * instead. Checked after Apollo's own GET check, so a mutation sent by GET still gets its 405.
+ */
+export function readOnlyPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, schema }) {
+          if (!operation || schema.getRootType(operation.operation)) return;
+          throw new GraphQLError(`This API is read-only: the schema has no ${operation.operation} type.`, {
+            nodes: operation,
+            extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+          });
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { startServer, type TestServer } from './helpers/harness.js';
+import { seedFixtures, useSeededServer } from './helpers/fixtures.js';
+import { gql, SEED_QUERY } from './helpers/graphql.js';
+
+// Failures of every kind: clear 4xx codes, the same cache headers, and nothing internal leaks.
+const t = useSeededServer();
+const CACHE_CONTROL = 'max-age=0, private, must-revalidate';
+
+describe('operations this API does not have', () => {
+  test('a mutation by POST: 400 GRAPHQL_VALIDATION_FAILED saying the API is read-only', async () => {
+    const res = await gql(t.server, t.fx.tokens.organizerUser, 'mutation { anything }');
+    expect(res.status).toBe(400);
+    expect(res.body.data).toBeUndefined();
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors![0]!.extensions!.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(res.body.errors![0]!.message).toBe('This API is read-only: the schema has no mutation type.');
+  });
+
+  test('a subscription by POST: the same', async () => {
+    const res = await gql(t.server, t.fx.tokens.organizerUser, 'subscription { anything }');
+    expect(res.status).toBe(400);
+    expect(res.body.errors![0]!.message).toMatch(/no subscription type/);
+  });
+
+  test('a mutation by GET: 405 with Allow: POST (GraphQL over HTTP)', async () => {
+    const params = new URLSearchParams({ query: 'mutation { anything }' });
+    const res = await fetch(`${t.server.url}/graphql?${params}`, {
+      headers: { Authorization: `Bearer ${t.fx.tokens.organizerUser}`, Accept: 'application/json' },
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(((await res.json()) as { errors: unknown[] }).errors).toHaveLength(1);
+  });
+
+  test('a mutation costs no rate-limit points', async () => {
+    const used = async () =>
+      Number((await gql(t.server, t.fx.tokens.otherUser, 'mutation { anything }')).headers.get('x-ratelimit-used'));
+    const before = await used();
+    expect(await used()).toBe(before);
+  });
+
+  test('a syntax error: 400 GRAPHQL_PARSE_FAILED', async () => {
+    const res = await gql(t.server, t.fx.tokens.organizerUser, '{ event(slug: ');
+    expect(res.status).toBe(400);
+    expect(res.body.errors![0]!.extensions!.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+});
+
+describe('every /graphql answer is private and revalidated', () => {
+  const post = (headers: Record<string, string>, body: string) =>
+    fetch(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body,
+    });
+  const auth = () => ({ Authorization: `Bearer ${t.fx.tokens.organizerUser}`, Accept: 'application/json' });
+
+  test.each([
+    ['no token (401)', () => ({ Accept: 'application/json' }), JSON.stringify({ query: SEED_QUERY }), 401],
+    ['an unknown token (401)', () => ({ Authorization: 'Bearer nope' }), JSON.stringify({ query: SEED_QUERY }), 401],
+    ['malformed JSON (400)', auth, '{"query": ', 400],
+    ['a parse error (400)', auth, JSON.stringify({ query: '{' }), 400],
+    ['a validation error (400)', auth, JSON.stringify({ query: '{ nope }' }), 400],
+    [
+      'a FORBIDDEN field (200)',
+      () => ({ Authorization: `Bearer ${t.fx.tokens.otherApp}` }),
+      JSON.stringify({ query: SEED_QUERY, variables: { slug: 'public-meetup' } }),
+      200,
+    ],
+  ])('%s', async (_name, headers, body, status) => {
+    const res = await post(headers(), body);
+    expect(res.status).toBe(status);
+    expect(res.headers.get('cache-control')).toBe(CACHE_CONTROL);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+});
+
+describe('an internal failure', () => {
+  let broken: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    broken = await startServer();
+    token = (await seedFixtures(broken)).tokens.organizerUser;
+    // Break the database under the running server: the organizers lookup will fail with an SQL error.
+    await broken.db.schema.renameTable('event_organizers', 'event_organizers_gone');
+  });
+  afterAll(() => broken.close());
+
+  test('says "Internal server error" with a request id, and no SQL, table or stack', async () => {
+    const res = await gql(broken, token, SEED_QUERY, { slug: 'public-meetup' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ event: null });
+    expect(res.body.errors).toEqual([
+      {
+        message: 'Internal server error',
+        path: ['event'],
+        extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: res.headers.get('x-request-id') },
+      },
+    ]);
+    expect(res.text).not.toMatch(/event_organizers|select|sqlite|postgres|stack/i);
+  });
+
+  test('the server keeps answering what it still can', async () => {
+    const res = await gql(broken, token, '{ viewer { tokenKind } }');
+    expect(res.body).toEqual({ data: { viewer: { tokenKind: 'USER' } } });
+  });
+});
