@@ -1,5 +1,5 @@
 import type { Db } from '../src/db/knex.js';
-import { useSeededServer } from './helpers/fixtures.js';
+import { addRegistrants, useSeededServer } from './helpers/fixtures.js';
 import { gql, SEED_QUERY } from './helpers/graphql.js';
 
 // Cursor pagination over an event bigger than one default page, and the SQL it costs.
@@ -8,26 +8,12 @@ const SLUG = 'big-conference';
 const REGISTRANTS = 250;
 
 beforeAll(async () => {
-  const { db, stores } = t.server;
-  const event = await stores.events.create({ slug: SLUG, name: 'Big Conference', organizerIds: [t.fx.organizer.id] });
-  const now = Date.now();
-  const users = Array.from({ length: REGISTRANTS }, (_, i) => ({
-    uid: `u_big_${i}`,
-    email: `big${i}@example.com`,
-    email_normalized: `big${i}@example.com`,
-    email_verified: false,
-    name: `Big ${String(i).padStart(3, '0')}`,
-    activation_state: 'active',
-    created_at: now,
-    updated_at: now,
-  }));
-  await db.batchInsert('users', users, 100);
-  const ids = await db('users').where('uid', 'like', 'u_big_%').orderBy('id').pluck('id');
-  await db.batchInsert(
-    'registrations',
-    ids.map((id: number) => ({ event_id: event.id, user_id: id, created_at: now })),
-    100,
-  );
+  const event = await t.server.stores.events.create({
+    slug: SLUG,
+    name: 'Big Conference',
+    organizerIds: [t.fx.organizer.id],
+  });
+  await addRegistrants(t.server, event.id, REGISTRANTS, { prefix: 'big', name: 'Big', pad: 3 });
 });
 
 const ALL_NAMES = Array.from({ length: REGISTRANTS }, (_, i) => `Big ${String(i).padStart(3, '0')}`);

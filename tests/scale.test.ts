@@ -1,6 +1,6 @@
 import { isSqlite } from '../src/db/knex.js';
 import { countQueries } from './helpers/harness.js';
-import { useSeededServer } from './helpers/fixtures.js';
+import { addRegistrants, useSeededServer } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
 
 // Pagination at scale: the same plan and the same statements for page 1 and page N.
@@ -8,26 +8,7 @@ const t = useSeededServer();
 const REGISTRANTS = 3000;
 
 beforeAll(async () => {
-  const { db } = t.server;
-  const { fx } = t;
-  const now = Date.now();
-  const users = Array.from({ length: REGISTRANTS }, (_, i) => ({
-    uid: `u_scale_${i}`,
-    email: `scale${i}@example.com`,
-    email_normalized: `scale${i}@example.com`,
-    email_verified: false,
-    name: `Scale ${i}`,
-    activation_state: 'active',
-    created_at: now,
-    updated_at: now,
-  }));
-  await db.batchInsert('users', users, 500);
-  const ids = await db('users').where('uid', 'like', 'u_scale_%').orderBy('id').pluck('id');
-  await db.batchInsert(
-    'registrations',
-    ids.map((id: number) => ({ event_id: fx.privateEvent.id, user_id: id, created_at: now })),
-    500,
-  );
+  await addRegistrants(t.server, t.fx.privateEvent.id, REGISTRANTS, { prefix: 'scale', name: 'Scale' });
 }, 60_000);
 
 const PAGE = `query($first: Int, $after: String) { event(slug: "private-retreat") {

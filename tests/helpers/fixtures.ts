@@ -92,3 +92,31 @@ export function useSeededServer(env: NodeJS.ProcessEnv = {}): { server: TestServ
   afterAll(() => ctx.server.close());
   return ctx;
 }
+
+/** Registers `count` new users named `${name} ${i}` (i zero-padded to `pad`) for an event, in bulk. */
+export async function addRegistrants(
+  server: TestServer,
+  eventId: number,
+  count: number,
+  { prefix, name, pad = 0 }: { prefix: string; name: string; pad?: number },
+): Promise<void> {
+  const { db } = server;
+  const now = Date.now();
+  const users = Array.from({ length: count }, (_, i) => ({
+    uid: `u_${prefix}_${i}`,
+    email: `${prefix}${i}@example.com`,
+    email_normalized: `${prefix}${i}@example.com`,
+    email_verified: false,
+    name: `${name} ${String(i).padStart(pad, '0')}`,
+    activation_state: 'active',
+    created_at: now,
+    updated_at: now,
+  }));
+  await db.batchInsert('users', users, 200);
+  const ids: number[] = await db('users').where('uid', 'like', `u_${prefix}_%`).orderBy('id').pluck('id');
+  await db.batchInsert(
+    'registrations',
+    ids.map((id) => ({ event_id: eventId, user_id: id, created_at: now })),
+    200,
+  );
+}
