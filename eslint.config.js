@@ -20,7 +20,7 @@ export default tseslint.config(
   },
   {
     files: ['scripts/**/*.mjs', '*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URLSearchParams: 'readonly' } },
   },
   {
     files: ['tests/**/*.ts'],

@@ -2,14 +2,22 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type Provider from 'oidc-provider';
 import { pino, type Logger } from 'pino';
+import { randomBytes } from 'node:crypto';
 import { createBearerResolver } from './auth/bearer.js';
+import { createCsrf } from './auth/csrf.js';
+import { createLoginThrottle } from './auth/login-throttle.js';
 import { createRateLimiter } from './auth/rate-limit.js';
 import type { Config } from './config.js';
 import type { Db } from './db/knex.js';
 import { createStores, type Stores } from './db/stores.js';
 import { createGraphqlRouter } from './graphql/server.js';
 import { createAccessTokenLookup } from './identity/access-token-lookup.js';
+import { accountRouter } from './identity/account.js';
+import { interactionRouter } from './identity/interactions.js';
 import { createIdentity } from './identity/provider.js';
+import { pageHeaders } from './identity/views/page-headers.js';
+import { STYLESHEET_PATH } from './identity/views/layout.js';
+import { STYLESHEET } from './identity/views/stylesheet.js';
 import { userinfoRouter } from './identity/userinfo.js';
 import { createMetrics } from './observability/metrics.js';
 import { requestLog } from './observability/request-log.js';
@@ -40,6 +48,12 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const resolver = createBearerResolver(stores, createAccessTokenLookup(provider));
   const limiter = await createRateLimiter(db, config.rateLimitPoints);
   const graphql = await createGraphqlRouter({ stores, resolver, config, logger, limiter });
+  const secure = config.baseUrl.startsWith('https:');
+  const csrf = createCsrf(
+    await stores.secrets.getOrCreate('csrf_secret', () => randomBytes(32).toString('base64url')),
+    secure,
+  );
+  const throttle = createLoginThrottle(db);
 
   const app = express();
   app.disable('x-powered-by');
@@ -68,6 +82,12 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     }
   });
 
+  app.get(STYLESHEET_PATH, (_req, res) => {
+    res.type('css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
+  });
+  app.use(['/interaction', '/account', '/auth', '/session'], pageHeaders);
+  app.use(interactionRouter({ provider, stores, csrf, throttle, logger }));
+  app.use(accountRouter({ stores, csrf, throttle, secure }));
   app.use('/graphql', graphql.router);
   app.use(userinfoRouter({ stores, resolver, pairwiseSalt, limiter }));
   app.use(errorHandler(logger));
@@ -76,7 +96,9 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
 
   // Expired codes, sessions and tokens are dead weight: sweep them now and then (any instance may).
   const sweeper = setInterval(() => {
-    stores.oidc.deleteExpired().catch((err: unknown) => logger.warn({ err }, 'expired OIDC rows not swept'));
+    Promise.all([stores.oidc.deleteExpired(), stores.accountSessions.deleteExpired()]).catch((err: unknown) =>
+      logger.warn({ err }, 'expired OIDC rows and sessions not swept'),
+    );
   }, SWEEP_INTERVAL_MS).unref();
 
   return {

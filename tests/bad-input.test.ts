@@ -54,8 +54,8 @@ describe('bad request bodies get a clear 4xx', () => {
   });
 });
 
-describe('the provider runs without interactions served yet', () => {
-  test('an authorization request is sent to an interaction URL, and no dev login page exists', async () => {
+describe('interactions', () => {
+  test('an interaction URL opened without its browser cookie gets our error page, not a login form', async () => {
     const params = new URLSearchParams({
       client_id: t.fx.orgApp.clientId,
       response_type: 'code',
@@ -68,7 +68,30 @@ describe('the provider runs without interactions served yet', () => {
     expect(res.status).toBe(303);
     const location = res.headers.get('location')!;
     expect(location).toMatch(/^\/interaction\/[\w-]+$/);
-    expect((await fetch(`${t.server.url}${location}`)).status).toBe(404);
+    const page = await fetch(`${t.server.url}${location}`);
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const body = await page.text();
+    expect(body).toContain('This sign-in request has expired or was started in another browser.');
+    expect(body).not.toContain('password');
+    // oidc-provider's development login pages are off.
+    expect((await fetch(`${t.server.url}${location}/login`, { method: 'POST' })).status).toBe(400);
+  });
+
+  test('an unknown interaction or a bare form post never reaches a 5xx', async () => {
+    for (const [method, path] of [
+      ['GET', '/interaction/nope'],
+      ['POST', '/interaction/nope/login'],
+      ['POST', '/interaction/nope/consent'],
+      ['POST', '/interaction/nope/abort'],
+    ] as const) {
+      const res = await fetch(`${t.server.url}${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: method === 'POST' ? 'email=a&password=b&_csrf=c' : undefined,
+      });
+      expect(res.status).toBe(400);
+    }
   });
 });
 

@@ -88,7 +88,28 @@ export class AppStore {
     return clientSecret;
   }
 
+  /** Deletes the app with its app tokens and everything issued to it (grants, codes, user tokens). */
   async delete(appId: number): Promise<void> {
-    await this.db('client_apps').where({ id: appId }).delete();
+    await this.db.transaction(async (trx) => {
+      const app = await trx('client_apps').where({ id: appId }).first('client_id');
+      if (!app) return;
+      await trx('oidc_payloads').where({ client_id: app.client_id }).delete();
+      await trx('client_apps').where({ id: appId }).delete();
+    });
+  }
+
+  async listByOwner(ownerId: number): Promise<ClientAppRow[]> {
+    return (await this.db('client_apps').where({ owner_id: ownerId }).orderBy('id')).map(toClientApp);
+  }
+
+  /** The app only if `ownerId` owns it: account pages never touch another user's app. */
+  async findOwned(ownerId: number, appId: number): Promise<ClientAppRow | undefined> {
+    const row = await this.db('client_apps').where({ id: appId, owner_id: ownerId }).first();
+    return row ? toClientApp(row) : undefined;
+  }
+
+  async findByClientIds(clientIds: readonly string[]): Promise<ClientAppRow[]> {
+    if (clientIds.length === 0) return [];
+    return (await this.db('client_apps').whereIn('client_id', clientIds)).map(toClientApp);
   }
 }

@@ -11,6 +11,16 @@ export interface OidcUpsert {
   grantId: string | null;
   uid: string | null;
   userCode: string | null;
+  accountId: string | null;
+  clientId: string | null;
+  expiresAt: number | null;
+}
+
+/** A user's grant to one app, as the account pages list it. */
+export interface GrantRecord {
+  grantId: string;
+  clientId: string;
+  scopes: string[];
   expiresAt: number | null;
 }
 
@@ -27,11 +37,13 @@ export class OidcStore {
         grant_id: record.grantId,
         uid: record.uid,
         user_code: record.userCode,
+        account_id: record.accountId,
+        client_id: record.clientId,
         expires_at: record.expiresAt,
         consumed_at: null,
       })
       .onConflict(['model', 'id'])
-      .merge(['payload', 'grant_id', 'uid', 'user_code', 'expires_at']);
+      .merge(['payload', 'grant_id', 'uid', 'user_code', 'account_id', 'client_id', 'expires_at']);
   }
 
   async find(model: string, column: 'id' | 'uid' | 'user_code', value: string): Promise<OidcRecord | undefined> {
@@ -57,6 +69,42 @@ export class OidcStore {
   /** Every model's rows of a grant: tokens and codes die with it. */
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.db('oidc_payloads').where({ grant_id: grantId }).delete();
+  }
+
+  /** The user's live grants, newest first. */
+  async grantsOf(accountId: string, now = Date.now()): Promise<GrantRecord[]> {
+    const rows = await this.db('oidc_payloads')
+      .where({ model: 'Grant', account_id: accountId })
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+      .orderBy('expires_at', 'desc')
+      .select('payload', 'expires_at');
+    return rows.map((row: { payload: string; expires_at: string | number | null }) => {
+      const payload = JSON.parse(row.payload) as { jti: string; clientId: string; openid?: { scope?: string } };
+      return {
+        grantId: payload.jti,
+        clientId: payload.clientId,
+        scopes: (payload.openid?.scope ?? '').split(' ').filter(Boolean),
+        expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+      };
+    });
+  }
+
+  /** The id of the newest live grant the user gave the app, if any: consent is remembered across sessions. */
+  async latestGrantId(accountId: string, clientId: string, now = Date.now()): Promise<string | undefined> {
+    const row = await this.db('oidc_payloads')
+      .where({ model: 'Grant', account_id: accountId, client_id: clientId })
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+      .orderBy('expires_at', 'desc')
+      .first('payload');
+    return row ? (JSON.parse(String(row.payload)) as { jti: string }).jti : undefined;
+  }
+
+  /** Revokes every grant the user gave the app, with the codes and tokens issued under them. */
+  async revokeGrants(accountId: string, clientId: string): Promise<number> {
+    const grantIds = this.db('oidc_payloads')
+      .where({ model: 'Grant', account_id: accountId, client_id: clientId })
+      .select('grant_id');
+    return this.db('oidc_payloads').whereIn('grant_id', grantIds).delete();
   }
 
   /** Deletes rows that expired before `now`; returns how many. */

@@ -1,3 +1,4 @@
+import { AccountSessionStore } from './account-session-store.js';
 import { AppStore } from './app-store.js';
 import { EventStore } from './event-store.js';
 import type { Db } from './knex.js';
@@ -13,6 +14,7 @@ export interface Stores {
   apps: AppStore;
   secrets: SecretStore;
   oidc: OidcStore;
+  accountSessions: AccountSessionStore;
 }
 
 export function createStores(db: Db): Stores {
@@ -23,5 +25,6 @@ export function createStores(db: Db): Stores {
     apps: new AppStore(db),
     secrets: new SecretStore(db),
     oidc: new OidcStore(db),
+    accountSessions: new AccountSessionStore(db),
   };
 }

@@ -16,6 +16,11 @@ const BEARER_MODELS = new Set([
   'PushedAuthorizationRequest',
 ]);
 
+function grantIdOf(model: string, payload: AdapterPayload): string | null {
+  const grantId = model === 'Grant' ? payload.jti : payload.grantId;
+  return grantId ? sha256(grantId) : null;
+}
+
 /** oidc-provider's persistence through the OIDC store; clients come from the client_apps table. */
 export function createAdapterClass(stores: Stores) {
   return class KnexAdapter implements Adapter {
@@ -26,9 +31,12 @@ export function createAdapterClass(stores: Stores) {
       if (BEARER_MODELS.has(this.model)) delete stored.jti;
       await stores.oidc.upsert(this.model, sha256(id), {
         payload: stored as Record<string, unknown>,
-        grantId: payload.grantId ? sha256(payload.grantId) : null,
+        // A grant is filed under its own id too, so revoking it removes it with its tokens.
+        grantId: grantIdOf(this.model, payload),
         uid: payload.uid ? sha256(payload.uid) : null,
         userCode: payload.userCode ? sha256(payload.userCode) : null,
+        accountId: payload.accountId ?? null,
+        clientId: payload.clientId ?? null,
         expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : null,
       });
     }

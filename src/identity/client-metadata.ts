@@ -11,6 +11,12 @@ export function clientMetadata(app: ClientAppRow): ClientMetadata {
     post_logout_redirect_uris: app.redirectUris,
     grant_types: app.grantTypes,
     response_types: ['code'],
+    subject_type: 'pairwise',
+    // oidc-provider wants a sector identifier when redirect hosts differ. Each app is its own sector (the
+    // pairwise identifier hashes the client id), so this URI only names it and is never fetched.
+    ...(new Set(app.redirectUris.map((uri) => new URL(uri).host)).size > 1
+      ? { sector_identifier_uri: `https://roster.invalid/sectors/${encodeURIComponent(app.clientId)}` }
+      : {}),
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
     ...(confidential ? { client_secret: app.clientSecretHash! } : {}),
   };

@@ -6,6 +6,7 @@ import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
 import { loadIdentitySecrets } from './keys.js';
+import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
 
@@ -20,7 +21,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
   const secrets = await loadIdentitySecrets(stores);
   const configuration: Configuration = {
     adapter: createAdapterClass(stores),
-    findAccount: createFindAccount(stores, secrets.pairwiseSalt),
+    findAccount: createFindAccount(stores),
     jwks: secrets.jwks as Configuration['jwks'],
     cookies: { keys: secrets.cookieKeys },
     claims: Object.fromEntries(Object.entries(SCOPE_CLAIMS).map(([s, c]) => [s, [...c]])),
@@ -29,11 +30,38 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       devInteractions: { enabled: false },
       // Bearer tokens only: /graphql and userinfo do not verify DPoP proofs.
       dPoP: { enabled: false },
-      revocation: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      // Only the app a token was issued to may revoke it; for any other the answer is the same 200 (RFC 7009).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html';
+          ctx.body = logoutPage({ form, appName: ctx.oidc.client?.clientName });
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.body = loggedOutPage({ appName: ctx.oidc.client?.clientName });
+        },
+      },
       userinfo: { enabled: true },
     },
     routes: { userinfo: USERINFO_PATH },
+    // Bad authorization requests get our page, in our style, saying what is wrong.
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.set('Cache-Control', 'no-store');
+      const requestId = (ctx.res as { locals?: { requestId?: string } }).locals?.requestId;
+      ctx.body = errorPage({ error: out.error, description: out.error_description, requestId });
+    },
+    // The session's grant, else the newest one this user gave this app: consent is remembered across browsers.
+    loadExistingGrant: async (ctx) => {
+      const clientId = ctx.oidc.client!.clientId;
+      const fromSession = ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(clientId);
+      const grant = fromSession ? await ctx.oidc.provider.Grant.find(fromSession) : undefined;
+      if (grant) return grant;
+      const stored = await stores.oidc.latestGrantId(ctx.oidc.session!.accountId!, clientId);
+      return stored ? ctx.oidc.provider.Grant.find(stored) : undefined;
+    },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     ttl: {
       AccessToken: config.accessTokenTtl,
@@ -47,7 +75,9 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     // Refresh tokens for every app whose grant types list them (no offline_access scope here).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
-    // Subjects are made pairwise in findAccount (hash of client id), so apps may use several redirect hosts.
+    // Every subject is pairwise, keyed by the client id (not the redirect host), so an app may use several hosts.
+    subjectTypes: ['pairwise'],
+    sectorIdentifierUriValidate: () => false,
     pairwiseIdentifier: async (_ctx, accountId, client) =>
       pairwiseSubject(client.clientId, accountId, secrets.pairwiseSalt),
     clientDefaults: {
@@ -55,6 +85,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
       id_token_signed_response_alg: 'RS256',
+      subject_type: 'pairwise',
     },
   };
   const provider = new Provider(config.baseUrl, configuration);
@@ -63,12 +94,5 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(constantTimeEqual(this.clientSecret ?? '', sha256(actual)));
   } as never;
-  // Discovery tells the truth: every subject is pairwise (computed in findAccount).
-  provider.use(async (ctx, next) => {
-    await next();
-    if (ctx.path === '/.well-known/openid-configuration' && ctx.body && typeof ctx.body === 'object') {
-      (ctx.body as Record<string, unknown>).subject_types_supported = ['pairwise'];
-    }
-  });
   return { provider, pairwiseSalt: secrets.pairwiseSalt };
 }

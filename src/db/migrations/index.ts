@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as init from './20261122000000_init.js';
 import * as rateLimits from './20261122010000_rate_limits.js';
+import * as accounts from './20261122020000_accounts.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -11,6 +12,7 @@ interface Migration {
 const migrations: Record<string, Migration> = {
   '20261122000000_init': init,
   '20261122010000_rate_limits': rateLimits,
+  '20261122020000_accounts': accounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

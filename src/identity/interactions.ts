@@ -1,0 +1,139 @@
+import cookieParser from 'cookie-parser';
+import express, { type Request, type Response, type Router } from 'express';
+import type Provider from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { Csrf } from '../auth/csrf.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { Stores } from '../db/stores.js';
+import { signIn } from './sign-in.js';
+import { consentPage, errorPage, loginPage } from './views/interaction-pages.js';
+
+interface Deps {
+  provider: Provider;
+  stores: Stores;
+  csrf: Csrf;
+  throttle: LoginThrottle;
+  logger: Logger;
+}
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+const FORM_EXPIRED = 'This form has expired. Sign in again.';
+
+/** The login and consent pages oidc-provider sends users to, at /interaction/:uid. */
+export function interactionRouter(deps: Deps): Router {
+  const { provider, stores, csrf, throttle } = deps;
+  const router = express.Router();
+  router.use('/interaction', cookieParser());
+  const form = express.urlencoded({ extended: false, limit: '10kb', parameterLimit: 20 });
+
+  const page = (res: Response, status: number, body: string) => {
+    res.status(status).set('Cache-Control', 'no-store').type('html').send(body);
+  };
+
+  /** The interaction bound to this browser, or an error page when it is gone or not this browser's. */
+  const details = async (req: Request, res: Response): Promise<Details | undefined> => {
+    try {
+      const found = await provider.interactionDetails(req, res);
+      if (found.uid !== req.params.uid) throw new Error('interaction mismatch');
+      return found;
+    } catch {
+      page(res, 400, errorPage({ error: 'session_not_found' }));
+      return undefined;
+    }
+  };
+
+  const appName = async (clientId: unknown) => (await stores.apps.findByClientId(String(clientId)))?.name ?? 'an app';
+
+  const render = async (req: Request, res: Response, found: Details, status = 200, error?: string, email?: string) => {
+    const uid = found.uid;
+    const token = csrf.issue(req, res, uid, `/interaction/${uid}`);
+    const name = await appName(found.params.client_id);
+    if (found.prompt.name === 'login') {
+      return page(res, status, loginPage({ uid, appName: name, csrf: token, error, email }));
+    }
+    const user = found.session?.accountId ? await stores.users.findByUid(found.session.accountId) : undefined;
+    const scopes = (found.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
+    return page(res, status, consentPage({ uid, appName: name, csrf: token, email: user?.email ?? '', scopes }));
+  };
+
+  /** Checks the CSRF field and the prompt; renders the answer itself when either is wrong. */
+  const accept = async (req: Request, res: Response, prompt?: string): Promise<Details | undefined> => {
+    const found = await details(req, res);
+    if (!found) return undefined;
+    if (!csrf.verify(req, found.uid)) {
+      await render(req, res, found, 403, FORM_EXPIRED);
+      return undefined;
+    }
+    if (prompt && found.prompt.name !== prompt) {
+      await render(req, res, found, 400);
+      return undefined;
+    }
+    return found;
+  };
+
+  router.get('/interaction/:uid', async (req, res) => {
+    const found = await details(req, res);
+    if (found) await render(req, res, found);
+  });
+
+  router.post('/interaction/:uid/login', form, async (req, res) => {
+    const found = await accept(req, res, 'login');
+    if (!found) return;
+    const body = req.body as Record<string, unknown>;
+    const result = await signIn({ stores, throttle }, req.ip ?? '', body.email, body.password);
+    if (!result.ok) {
+      if (result.retryAfter) res.set('Retry-After', String(result.retryAfter));
+      const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
+      return render(req, res, found, result.status, result.message, email);
+    }
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: result.user.uid } },
+      { mergeWithLastSubmission: false },
+    );
+  });
+
+  router.post('/interaction/:uid/consent', form, async (req, res) => {
+    const found = await accept(req, res, 'consent');
+    if (!found) return;
+    const body = req.body as Record<string, unknown>;
+    const missing = (found.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
+    const chosen = new Set([body.scope].flat().filter((s): s is string => typeof s === 'string'));
+    // openid is the sign-in itself: granted whenever it was asked for.
+    const granted = missing.filter((s) => s === 'openid' || chosen.has(s));
+    const denied = missing.filter((s) => !granted.includes(s));
+    const { grantId } = found;
+    if (body.decision !== 'allow' || (granted.length === 0 && !grantId)) {
+      return provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The user did not allow access.' },
+        { mergeWithLastSubmission: false },
+      );
+    }
+    const grant = grantId
+      ? await provider.Grant.find(grantId)
+      : new provider.Grant({ accountId: found.session!.accountId, clientId: String(found.params.client_id) });
+    if (!grant) return page(res, 400, errorPage({ error: 'session_not_found' }));
+    if (granted.length) grant.addOIDCScope(granted.join(' '));
+    // Rejected, not merely left out: otherwise the provider asks again and consent loops.
+    if (denied.length) grant.rejectOIDCScope(denied.join(' '));
+    const savedId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId: savedId } }, { mergeWithLastSubmission: true });
+  });
+
+  router.post('/interaction/:uid/abort', form, async (req, res) => {
+    const found = await accept(req, res);
+    if (!found) return;
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The user cancelled the sign-in.' },
+      { mergeWithLastSubmission: false },
+    );
+  });
+
+  return router;
+}

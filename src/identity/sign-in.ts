@@ -1,0 +1,41 @@
+import { verifyPassword } from '../auth/secrets.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { Stores } from '../db/stores.js';
+import type { UserRow } from '../db/types.js';
+
+export type SignInResult =
+  { ok: true; user: UserRow } | { ok: false; status: 400 | 401 | 429; message: string; retryAfter?: number };
+
+export const WRONG_CREDENTIALS = 'The email or password is incorrect.';
+
+/** Email and password sign-in, shared by the login page and the account pages. */
+export async function signIn(
+  deps: { stores: Stores; throttle: LoginThrottle },
+  ip: string,
+  email: unknown,
+  password: unknown,
+): Promise<SignInResult> {
+  if (typeof email !== 'string' || typeof password !== 'string' || !email.trim() || !password) {
+    return { ok: false, status: 400, message: 'Enter your email and your password.' };
+  }
+  if (email.length > 320 || password.length > 1024) return { ok: false, status: 401, message: WRONG_CREDENTIALS };
+  const retryAfter = await deps.throttle.retryAfter(ip, email);
+  if (retryAfter > 0) {
+    const minutes = Math.ceil(retryAfter / 60);
+    return {
+      ok: false,
+      status: 429,
+      retryAfter,
+      message: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    };
+  }
+  const user = await deps.stores.users.findByEmail(email.trim());
+  // verifyPassword spends the same time for unknown users; inactive users get the same answer as a wrong password.
+  const valid = await verifyPassword(password, user?.passwordHash ?? null);
+  if (!valid || !user || user.activationState !== 'active') {
+    await deps.throttle.failed(ip, email);
+    return { ok: false, status: 401, message: WRONG_CREDENTIALS };
+  }
+  await deps.throttle.succeeded(email);
+  return { ok: true, user };
+}

@@ -1,0 +1,117 @@
+import { alert, csrfField, layout } from './layout.js';
+import { html, trusted } from './html.js';
+
+/** What each scope gives the app, in plain words (SPEC §4). */
+export const SCOPE_DESCRIPTIONS: Record<string, { title: string; grants: string }> = {
+  openid: { title: 'Sign you in', grants: 'Confirm who you are, with your Roster user id.' },
+  email: { title: 'Your email address', grants: 'Your email address and whether Roster has verified it.' },
+  profile: { title: 'Your profile', grants: 'Your name, profile picture and time zone.' },
+};
+
+export function loginPage(input: { uid: string; appName: string; csrf: string; email?: string; error?: string }) {
+  const { uid, appName, csrf } = input;
+  return layout(
+    'Sign in',
+    html`<h1>Sign in</h1>
+      <p class="muted">to continue to <strong>${appName}</strong></p>
+      ${alert(input.error)}
+      <form method="post" action="/interaction/${uid}/login">
+        ${csrfField(csrf)}
+        <label for="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          autofocus
+          value="${input.email ?? ''}"
+        />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <div class="actions"><button type="submit">Sign in</button></div>
+      </form>
+      <form method="post" action="/interaction/${uid}/abort">
+        ${csrfField(csrf)}
+        <div class="actions"><button type="submit" class="secondary">Cancel and return to ${appName}</button></div>
+      </form>`,
+  );
+}
+
+export function consentPage(input: { uid: string; appName: string; csrf: string; email: string; scopes: string[] }) {
+  const { uid, appName, csrf } = input;
+  const rows = input.scopes.map((scope) => {
+    const about = SCOPE_DESCRIPTIONS[scope] ?? { title: scope, grants: `The "${scope}" permission.` };
+    const id = `scope-${scope}`;
+    // openid is what signing in means: it cannot be unchecked (a disabled box is not submitted, hence the hidden field).
+    const box =
+      scope === 'openid'
+        ? html`<input id="${id}" type="checkbox" checked disabled /><input type="hidden" name="scope" value="openid" />`
+        : html`<input id="${id}" type="checkbox" name="scope" value="${scope}" checked />`;
+    return html`<div class="scope">
+      ${box}<label for="${id}">${about.title} <code>${scope}</code><span class="what">${about.grants}</span></label>
+    </div>`;
+  });
+  return layout(
+    'Allow access',
+    html`<h1><strong>${appName}</strong> wants to access your Roster account</h1>
+      <p class="muted">Signed in as ${input.email}. Uncheck anything you do not want to share.</p>
+      <form method="post" action="/interaction/${uid}/consent">
+        ${csrfField(csrf)}
+        <fieldset>
+          <legend>Allow ${appName} to:</legend>
+          ${rows}
+        </fieldset>
+        <div class="actions">
+          <button type="submit" name="decision" value="allow">Allow</button>
+          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+        </div>
+      </form>`,
+  );
+}
+
+/** Plain words for the authorization errors a user is most likely to see. */
+const ERROR_WORDS: Record<string, string> = {
+  invalid_client: 'The app that sent you here is not registered with Roster.',
+  invalid_redirect_uri: 'The app asked Roster to send you back to an address it has not registered.',
+  invalid_request: 'The app sent Roster a sign-in request it cannot handle.',
+  invalid_scope: 'The app asked for a permission Roster does not know.',
+  unauthorized_client: 'The app is not allowed to sign you in this way.',
+  session_not_found: 'This sign-in request has expired or was started in another browser.',
+};
+
+export function errorPage(input: { error: string; description?: string; requestId?: string }) {
+  const words = ERROR_WORDS[input.error] ?? 'Roster could not complete this request.';
+  return layout(
+    'Something went wrong',
+    html`<h1>Something went wrong</h1>
+      <p>${words}</p>
+      ${input.description ? html`<p class="muted">${input.description}</p>` : ''}
+      <p class="muted">
+        Error: <code>${input.error}</code>${input.requestId ? html` · request <code>${input.requestId}</code>` : ''}
+      </p>
+      <p>Return to the app and start again.</p>`,
+  );
+}
+
+export function logoutPage(input: { form: string; appName?: string }) {
+  return layout(
+    'Sign out',
+    html`<h1>Sign out of Roster?</h1>
+      ${input.appName ? html`<p class="muted">${input.appName} asked to sign you out.</p>` : ''} ${trusted(input.form)}
+      <div class="actions">
+        <button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Yes, sign me out</button>
+        <button type="submit" form="op.logoutForm" class="secondary">No, stay signed in</button>
+      </div>`,
+  );
+}
+
+export function loggedOutPage(input: { appName?: string }) {
+  return layout(
+    'Signed out',
+    html`<h1>You are signed out</h1>
+      <p>
+        ${input.appName ? `You have signed out of Roster and ${input.appName}.` : 'You have signed out of Roster.'}
+      </p>`,
+  );
+}

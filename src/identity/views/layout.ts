@@ -1,0 +1,26 @@
+import { html, type SafeHtml } from './html.js';
+
+export const STYLESHEET_PATH = '/assets/roster.css';
+
+/** The frame of every page Roster renders: no scripts, one stylesheet. */
+export function layout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Roster</title>
+        <link rel="stylesheet" href="${STYLESHEET_PATH}" />
+      </head>
+      <body>
+        <header class="brand"><span class="logo" aria-hidden="true">R</span> Roster</header>
+        <main>${body}</main>
+      </body>
+    </html> `.value;
+}
+
+/** A hidden CSRF field for a form. */
+export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="_csrf" value="${token}" />`;
+
+export const alert = (message: string | undefined): SafeHtml | string =>
+  message ? html`<p class="alert" role="alert">${message}</p>` : '';
