@@ -1,11 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
+import * as oidc from 'openid-client';
+import { hashPassword } from '../src/auth/secrets.js';
 import { createDb, migrate, type Db } from '../src/db/knex.js';
 import { createStores, type Stores } from '../src/db/stores.js';
 import { loadConfig } from '../src/config.js';
 import { createIdentity } from '../src/identity/provider.js';
 import { mintAccessToken } from '../src/identity/mint-token.js';
+import { launchBrowser, signInOnPage, startCallback } from './helpers/browser.js';
 import { freshDatabase } from './helpers/harness.js';
+import { authorizationRequest } from './helpers/relying-party.js';
 
 // Two real server processes on one database (SQLite file in WAL mode, or PostgreSQL): nothing that
 // another instance needs may live only in one process's memory.
@@ -155,4 +160,93 @@ test('the rate limit is shared: points spent at one instance are gone at the oth
   }
   expect((await ask(a().url)).status).toBe(429);
   expect((await ask(b().url)).status).toBe(429);
+});
+
+/** A load balancer in miniature: forwards every request, unchanged, to whichever instance `pick` names. */
+async function startBalancer(pick: () => string) {
+  const served: string[] = [];
+  const server = createHttpServer((req, res) => {
+    const target = new URL(pick());
+    served.push(`${target.port} ${req.method} ${req.url?.split('?')[0]}`);
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    served,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+test('a sign-in started at one instance finishes at the other', async () => {
+  const password = 'across two instances';
+  const user = await stores.users.create({
+    email: 'roaming@example.com',
+    name: 'Roaming User',
+    passwordHash: await hashPassword(password),
+  });
+  const callback = await startCallback();
+  const made = await stores.apps.create({
+    ownerId: user.id,
+    name: 'Roaming App',
+    redirectUris: [callback.redirectUri],
+  });
+  let target = a().url;
+  const balancer = await startBalancer(() => target);
+  const browser = await launchBrowser();
+  try {
+    // The balancer's address is the public one here; the issuer stays BASE_URL, as behind a real one.
+    const config = new oidc.Configuration(
+      {
+        issuer: BASE_URL,
+        authorization_endpoint: `${balancer.url}/auth`,
+        token_endpoint: `${balancer.url}/token`,
+        jwks_uri: `${balancer.url}/jwks`,
+        userinfo_endpoint: `${balancer.url}/openid/userinfo`,
+      },
+      made.app.clientId,
+      undefined,
+      oidc.ClientSecretBasic(made.clientSecret!),
+    );
+    oidc.allowInsecureRequests(config);
+    const request = await authorizationRequest(config, { redirectUri: callback.redirectUri, scope: 'openid profile' });
+    const page = await browser.newPage();
+    await page.goto(request.url.href);
+    await page.getByLabel('Password').waitFor();
+
+    // Everything from here on goes to the other instance: login, consent, resume, code, token.
+    target = b().url;
+    await signInOnPage(page, 'roaming@example.com', password);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((u) => u.href.startsWith(callback.redirectUri));
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
+      pkceCodeVerifier: request.codeVerifier,
+      expectedNonce: request.nonce,
+      expectedState: request.state,
+    });
+    expect(tokens.scope).toBe('openid profile');
+    expect(tokens.claims()!.iss).toBe(BASE_URL);
+
+    const portA = new URL(a().url).port;
+    const portB = new URL(b().url).port;
+    expect(balancer.served.find((line) => line.includes('GET /auth'))).toMatch(new RegExp(`^${portA} `));
+    expect(balancer.served.find((line) => line.includes('/login'))).toMatch(new RegExp(`^${portB} POST`));
+
+    // And the token works at the first instance.
+    target = a().url;
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+    expect(info.name).toBe('Roaming User');
+  } finally {
+    await browser.close();
+    await balancer.close();
+    await callback.close();
+  }
 });
