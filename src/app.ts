@@ -14,7 +14,7 @@ import { createGraphqlRouter } from './graphql/server.js';
 import { createAccessTokenLookup } from './identity/access-token-lookup.js';
 import { accountRouter } from './identity/account.js';
 import { interactionRouter } from './identity/interactions.js';
-import { createIdentity } from './identity/provider.js';
+import { createLiveIdentity } from './identity/live-identity.js';
 import { pageHeaders } from './identity/views/page-headers.js';
 import { STYLESHEET_PATH } from './identity/views/layout.js';
 import { STYLESHEET } from './identity/views/stylesheet.js';
@@ -44,8 +44,9 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const stores = createStores(db);
   const metrics = createMetrics(db);
-  const { provider, pairwiseSalt } = await createIdentity({ config, stores });
-  const resolver = createBearerResolver(stores, createAccessTokenLookup(provider));
+  const identity = await createLiveIdentity({ config, stores });
+  const { pairwiseSalt } = identity;
+  const resolver = createBearerResolver(stores, createAccessTokenLookup(identity));
   const limiter = await createRateLimiter(db, config.rateLimitPoints);
   const graphql = await createGraphqlRouter({ stores, resolver, config, logger, limiter });
   const secure = config.baseUrl.startsWith('https:');
@@ -86,13 +87,13 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     res.type('css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
   });
   app.use(['/interaction', '/account', '/auth', '/session'], pageHeaders);
-  app.use(interactionRouter({ provider, stores, csrf, throttle, logger }));
+  app.use(interactionRouter({ identity, stores, csrf, throttle, logger }));
   app.use(accountRouter({ stores, csrf, throttle, secure }));
   app.use('/graphql', graphql.router);
   app.use(userinfoRouter({ stores, resolver, pairwiseSalt, limiter }));
   app.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
-  app.use(provider.callback());
+  app.use(identity.callback);
 
   // Expired codes, sessions and tokens are dead weight: sweep them now and then (any instance may).
   const sweeper = setInterval(() => {
@@ -101,13 +102,24 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     );
   }, SWEEP_INTERVAL_MS).unref();
 
+  // A key added by `roster keys rotate` (any instance, any time) is published here within the interval.
+  const keyWatcher = setInterval(() => {
+    identity.reload().then(
+      (changed) => changed && logger.info('signing keys reloaded'),
+      (err: unknown) => logger.warn({ err }, 'signing keys not reloaded'),
+    );
+  }, config.keysReloadInterval * 1000).unref();
+
   return {
     app,
     stores,
-    provider,
+    get provider() {
+      return identity.provider;
+    },
     logger,
     async close() {
       clearInterval(sweeper);
+      clearInterval(keyWatcher);
       await graphql.stop();
     },
   };

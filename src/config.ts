@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   baseUrl: string;
   databaseUrl: string;
+  /** Most PostgreSQL connections one instance opens (SQLite always uses one). */
+  databasePoolMax: number;
   nodeEnv: string;
   production: boolean;
   logLevel: string;
@@ -15,6 +17,8 @@ export interface Config {
   trustProxy: boolean;
   /** Points per hour per token owner. */
   rateLimitPoints: number;
+  /** Seconds between checks for signing keys added or retired by another process. */
+  keysReloadInterval: number;
 }
 
 export class ConfigError extends Error {}
@@ -42,16 +46,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
   }
+  // Under the 2-minute key activation delay, so every instance publishes a new key before it signs.
+  const keysReloadInterval = integer('KEYS_RELOAD_INTERVAL', env.KEYS_RELOAD_INTERVAL, 30);
+  if (keysReloadInterval < 1 || keysReloadInterval > 60) {
+    throw new ConfigError('KEYS_RELOAD_INTERVAL must be between 1 and 60 seconds');
+  }
+  const databasePoolMax = integer('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX, 10);
+  if (databasePoolMax < 1) throw new ConfigError('DATABASE_POOL_MAX must be at least 1');
   return {
     port,
     host: env.HOST || (production ? '0.0.0.0' : '127.0.0.1'),
     baseUrl,
     databaseUrl,
+    databasePoolMax,
     nodeEnv,
     production,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, 3600),
     trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
     rateLimitPoints: integer('RATE_LIMIT_POINTS', env.RATE_LIMIT_POINTS, 5000),
+    keysReloadInterval,
   };
 }

@@ -8,7 +8,7 @@ import { seedOnEmptyDatabase, startupBanner } from './startup.js';
 /** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await migrate(db);
   const stores = createStores(db);
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, stores);

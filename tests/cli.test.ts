@@ -238,7 +238,8 @@ describe('events, registrations, apps, tokens, keys', () => {
     expect(typeof token.json.access_token).toBe('string');
 
     const kid = await roster('keys', 'rotate', '--json');
-    expect(Object.keys(kid.json)).toEqual(['kid']);
+    expect(Object.keys(kid.json)).toEqual(['kid', 'active_at']);
+    expect(Date.parse(String(kid.json.active_at)) - Date.now()).toBeGreaterThan(60_000);
     expect(await db('signing_keys').where({ kid: kid.json.kid }).first()).toBeDefined();
   });
 

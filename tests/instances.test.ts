@@ -7,6 +7,7 @@ import { createDb, migrate, type Db } from '../src/db/knex.js';
 import { createStores, type Stores } from '../src/db/stores.js';
 import { loadConfig } from '../src/config.js';
 import { createIdentity } from '../src/identity/provider.js';
+import { KEY_ACTIVATION_DELAY_MS, rotateSigningKey } from '../src/identity/keys.js';
 import { mintAccessToken } from '../src/identity/mint-token.js';
 import { launchBrowser, signInOnPage, startCallback } from './helpers/browser.js';
 import { freshDatabase } from './helpers/harness.js';
@@ -41,6 +42,7 @@ async function startInstance(): Promise<{ proc: ChildProcess; url: string }> {
     DATABASE_URL: database.url,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_POINTS: '8',
+    KEYS_RELOAD_INTERVAL: '1',
   };
   const proc = spawn(process.execPath, [SERVER], { env, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
@@ -186,13 +188,11 @@ async function startBalancer(pick: () => string) {
   };
 }
 
-test('a sign-in started at one instance finishes at the other', async () => {
+/** Signs a new user in through the balancer: the authorization request at A, everything after it at B. */
+async function signInAcross(label: string) {
   const password = 'across two instances';
-  const user = await stores.users.create({
-    email: 'roaming@example.com',
-    name: 'Roaming User',
-    passwordHash: await hashPassword(password),
-  });
+  const email = `${label}@example.com`;
+  const user = await stores.users.create({ email, name: 'Roaming User', passwordHash: await hashPassword(password) });
   const callback = await startCallback();
   const made = await stores.apps.create({
     ownerId: user.id,
@@ -224,7 +224,7 @@ test('a sign-in started at one instance finishes at the other', async () => {
 
     // Everything from here on goes to the other instance: login, consent, resume, code, token.
     target = b().url;
-    await signInOnPage(page, 'roaming@example.com', password);
+    await signInOnPage(page, email, password);
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.href.startsWith(callback.redirectUri));
     const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
@@ -232,21 +232,58 @@ test('a sign-in started at one instance finishes at the other', async () => {
       expectedNonce: request.nonce,
       expectedState: request.state,
     });
-    expect(tokens.scope).toBe('openid profile');
-    expect(tokens.claims()!.iss).toBe(BASE_URL);
-
-    const portA = new URL(a().url).port;
-    const portB = new URL(b().url).port;
-    expect(balancer.served.find((line) => line.includes('GET /auth'))).toMatch(new RegExp(`^${portA} `));
-    expect(balancer.served.find((line) => line.includes('/login'))).toMatch(new RegExp(`^${portB} POST`));
-
     // And the token works at the first instance.
     target = a().url;
     const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
-    expect(info.name).toBe('Roaming User');
+    return { tokens, info, served: balancer.served };
   } finally {
     await browser.close();
     await balancer.close();
     await callback.close();
   }
+}
+
+test('a sign-in started at one instance finishes at the other', async () => {
+  const { tokens, info, served } = await signInAcross('roaming');
+  expect(tokens.scope).toBe('openid profile');
+  expect(tokens.claims()!.iss).toBe(BASE_URL);
+  expect(info.name).toBe('Roaming User');
+  const portA = new URL(a().url).port;
+  const portB = new URL(b().url).port;
+  expect(served.find((line) => line.includes('GET /auth'))).toMatch(new RegExp(`^${portA} `));
+  expect(served.find((line) => line.includes('/login'))).toMatch(new RegExp(`^${portB} POST`));
 });
+
+test('a rotated key is published by both instances without a restart, and signs once it is active', async () => {
+  const kids = async () =>
+    Promise.all(
+      instances.map(async (i) => ((await (await fetch(`${i.url}/jwks`)).json()) as { keys: { kid: string }[] }).keys),
+    ).then((all) => all.map((keys) => keys.map((k) => k.kid)));
+  const until = async (check: (lists: string[][]) => boolean) => {
+    for (let i = 0; i < 50; i += 1) {
+      if (check(await kids())) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`keys never settled: ${JSON.stringify(await kids())}`);
+  };
+  const [before] = await kids();
+
+  // Rotated now: published at once by both, but the old key still signs.
+  const { kid: fresh } = await rotateSigningKey(stores);
+  await until((lists) => lists.every((l) => l.includes(fresh)));
+  const signedBefore = await signInAcross('before-activation');
+  expect(idTokenKid(signedBefore.tokens.id_token!)).toBe(before![0]);
+
+  // A key added long enough ago is active: both instances sign with it.
+  const past = Date.now() - KEY_ACTIVATION_DELAY_MS - 1000;
+  const { kid: active } = await rotateSigningKey(stores, past);
+  await until((lists) => lists.every((l) => l[0] === active));
+  const signedAfter = await signInAcross('after-activation');
+  expect(idTokenKid(signedAfter.tokens.id_token!)).toBe(active);
+  // Older keys stay published for the tokens they signed.
+  const [now] = await kids();
+  expect(now).toEqual(expect.arrayContaining([...before!, fresh, active]));
+});
+
+const idTokenKid = (jwt: string): string =>
+  (JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString()) as { kid: string }).kid;

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { pino } from 'pino';
 import { seedFixtures, type Fixtures } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
+import { loadConfig } from '../src/config.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 
 // Logs and metrics, read the way an operator would: JSON lines and a Prometheus scrape.
@@ -74,4 +75,23 @@ test('/metrics counts requests by route, operation and status, and shows the poo
   );
   expect(text).toMatch(/roster_http_requests_total\{route="\/graphql",operation="",status="401"\} \d+/);
   expect(text).toMatch(/roster_db_pool_connections\{state="used"\} \d+/);
+});
+
+describe('DATABASE_POOL_MAX', () => {
+  test('sizes the PostgreSQL pool; SQLite keeps its one connection; bad values are refused at start', async () => {
+    const sized = await startServer({ DATABASE_POOL_MAX: '3' });
+    try {
+      const pool = sized.db.client.pool as { max: number };
+      expect(sized.config.databasePoolMax).toBe(3);
+      expect(pool.max).toBe(process.env.TEST_DATABASE_URL ? 3 : 1);
+      // The gauge reports the same pool.
+      const metrics = await (await fetch(`${sized.url}/metrics`)).text();
+      expect(metrics).toMatch(/roster_db_pool_connections\{state="used"\} \d+/);
+    } finally {
+      await sized.close();
+    }
+    for (const bad of ['0', 'many', '-1']) {
+      expect(() => loadConfig({ DATABASE_POOL_MAX: bad }, false)).toThrow(/DATABASE_POOL_MAX/);
+    }
+  });
 });

@@ -10,8 +10,12 @@ export function registerKeys(program: Command, run: Run): void {
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean }) =>
       run(opts, async ({ stores }) => {
-        const { kid } = await rotateSigningKey(stores);
-        return { json: { kid }, human: `new signing key ${kid}; restart instances to sign with it` };
+        const { kid, activeAt } = await rotateSigningKey(stores);
+        const at = new Date(activeAt).toISOString();
+        return {
+          json: { kid, active_at: at },
+          human: `new signing key ${kid}: running instances publish it within KEYS_RELOAD_INTERVAL and sign with it from ${at}`,
+        };
       }),
     );
 }

@@ -41,7 +41,7 @@ export function createRuntime(io: CliIo) {
     { migrateFirst = true } = {},
   ): Promise<void> {
     const config = loadConfig(io.env);
-    const db = createDb(config.databaseUrl);
+    const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
     try {
       if (migrateFirst) await migrate(db);
       const out = await action({ config, db, stores: createStores(db) });

@@ -39,10 +39,8 @@ export class SecretStore {
     await (ifAbsent ? insert.onConflict('kid').ignore() : insert);
   }
 
-  /** Removes keys created before `cutoff`, always keeping the newest. */
-  async pruneSigningKeys(cutoff: number): Promise<number> {
-    const newest = await this.db('signing_keys').max({ id: 'id' }).first();
-    if (!newest?.id) return 0;
-    return this.db('signing_keys').where('created_at', '<', cutoff).andWhere('id', '<>', newest.id).delete();
+  async deleteSigningKeys(kids: readonly string[]): Promise<number> {
+    if (kids.length === 0) return 0;
+    return this.db('signing_keys').whereIn('kid', kids).delete();
   }
 }

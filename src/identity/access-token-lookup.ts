@@ -2,8 +2,9 @@ import type Provider from 'oidc-provider';
 import type { AccessTokenLookup } from '../auth/bearer.js';
 
 /** User access tokens are the provider's: found through it, and alive only while their grant is. */
-export function createAccessTokenLookup(provider: Provider): AccessTokenLookup {
+export function createAccessTokenLookup(identity: { readonly provider: Provider }): AccessTokenLookup {
   return async (token) => {
+    const { provider } = identity;
     const accessToken = await provider.AccessToken.find(token);
     if (!accessToken?.grantId) return undefined;
     const grant = await provider.Grant.find(accessToken.grantId);

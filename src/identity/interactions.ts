@@ -9,7 +9,8 @@ import { signIn } from './sign-in.js';
 import { consentPage, errorPage, loginPage } from './views/interaction-pages.js';
 
 interface Deps {
-  provider: Provider;
+  /** The current provider (it is rebuilt when signing keys change). */
+  identity: { readonly provider: Provider };
   stores: Stores;
   csrf: Csrf;
   throttle: LoginThrottle;
@@ -22,7 +23,7 @@ const FORM_EXPIRED = 'This form has expired. Sign in again.';
 
 /** The login and consent pages oidc-provider sends users to, at /interaction/:uid. */
 export function interactionRouter(deps: Deps): Router {
-  const { provider, stores, csrf, throttle } = deps;
+  const { identity, stores, csrf, throttle } = deps;
   const router = express.Router();
   router.use('/interaction', cookieParser());
   const form = express.urlencoded({ extended: false, limit: '10kb', parameterLimit: 20 });
@@ -34,7 +35,7 @@ export function interactionRouter(deps: Deps): Router {
   /** The interaction bound to this browser, or an error page when it is gone or not this browser's. */
   const details = async (req: Request, res: Response): Promise<Details | undefined> => {
     try {
-      const found = await provider.interactionDetails(req, res);
+      const found = await identity.provider.interactionDetails(req, res);
       if (found.uid !== req.params.uid) throw new Error('interaction mismatch');
       return found;
     } catch {
@@ -87,7 +88,7 @@ export function interactionRouter(deps: Deps): Router {
       const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
       return render(req, res, found, result.status, result.message, email);
     }
-    await provider.interactionFinished(
+    await identity.provider.interactionFinished(
       req,
       res,
       { login: { accountId: result.user.uid } },
@@ -106,7 +107,7 @@ export function interactionRouter(deps: Deps): Router {
     const denied = missing.filter((s) => !granted.includes(s));
     const { grantId } = found;
     if (body.decision !== 'allow' || (granted.length === 0 && !grantId)) {
-      return provider.interactionFinished(
+      return identity.provider.interactionFinished(
         req,
         res,
         { error: 'access_denied', error_description: 'The user did not allow access.' },
@@ -114,20 +115,25 @@ export function interactionRouter(deps: Deps): Router {
       );
     }
     const grant = grantId
-      ? await provider.Grant.find(grantId)
-      : new provider.Grant({ accountId: found.session!.accountId, clientId: String(found.params.client_id) });
+      ? await identity.provider.Grant.find(grantId)
+      : new identity.provider.Grant({ accountId: found.session!.accountId, clientId: String(found.params.client_id) });
     if (!grant) return page(res, 400, errorPage({ error: 'session_not_found' }));
     if (granted.length) grant.addOIDCScope(granted.join(' '));
     // Rejected, not merely left out: otherwise the provider asks again and consent loops.
     if (denied.length) grant.rejectOIDCScope(denied.join(' '));
     const savedId = await grant.save();
-    await provider.interactionFinished(req, res, { consent: { grantId: savedId } }, { mergeWithLastSubmission: true });
+    await identity.provider.interactionFinished(
+      req,
+      res,
+      { consent: { grantId: savedId } },
+      { mergeWithLastSubmission: true },
+    );
   });
 
   router.post('/interaction/:uid/abort', form, async (req, res) => {
     const found = await accept(req, res);
     if (!found) return;
-    await provider.interactionFinished(
+    await identity.provider.interactionFinished(
       req,
       res,
       { error: 'access_denied', error_description: 'The user cancelled the sign-in.' },

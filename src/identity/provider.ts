@@ -5,7 +5,7 @@ import { constantTimeEqual, sha256 } from '../auth/secrets.js';
 import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
-import { loadIdentitySecrets } from './keys.js';
+import { keySignature, loadIdentitySecrets } from './keys.js';
 import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
@@ -13,6 +13,8 @@ export const USERINFO_PATH = '/openid/userinfo';
 export interface Identity {
   provider: Provider;
   pairwiseSalt: string;
+  /** The signing keys' ids in signing order: when it changes, the provider must be rebuilt. */
+  keySignature: string;
 }
 
 /** The OpenID Connect provider, with keys, cookie keys and salt from the database. */
@@ -94,5 +96,5 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(constantTimeEqual(this.clientSecret ?? '', sha256(actual)));
   } as never;
-  return { provider, pairwiseSalt: secrets.pairwiseSalt };
+  return { provider, pairwiseSalt: secrets.pairwiseSalt, keySignature: keySignature(secrets.jwks.keys) };
 }

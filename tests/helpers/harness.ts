@@ -56,7 +56,7 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: { logger
   const { port } = server.address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ NODE_ENV: 'test', BASE_URL: url, DATABASE_URL: database.url, ...env }, false);
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await migrate(db);
   const roster = await createApp({ config, db, logger: options.logger });
   server.on('request', roster.app);

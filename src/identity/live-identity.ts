@@ -1,0 +1,35 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import { keySignature, signingOrder } from './keys.js';
+import { createIdentity, type Identity } from './provider.js';
+
+type IdentityDeps = Parameters<typeof createIdentity>[0];
+
+/** The provider of this instance, rebuilt when the signing keys in the database change (no restart). */
+export interface LiveIdentity {
+  readonly provider: Provider;
+  readonly pairwiseSalt: string;
+  /** A request handler that always reaches the current provider. */
+  callback(req: IncomingMessage, res: ServerResponse): void;
+  /** Rebuilds the provider if another key was added, pruned or became the signing key; true when it did. */
+  reload(): Promise<boolean>;
+}
+
+export async function createLiveIdentity(deps: IdentityDeps): Promise<LiveIdentity> {
+  let identity: Identity = await createIdentity(deps);
+  let handler = identity.provider.callback();
+  return {
+    get provider() {
+      return identity.provider;
+    },
+    pairwiseSalt: identity.pairwiseSalt,
+    callback: (req, res) => handler(req, res),
+    async reload() {
+      const wanted = keySignature(signingOrder(await deps.stores.secrets.signingKeys()).map((k) => k.jwk));
+      if (wanted === identity.keySignature) return false;
+      identity = await createIdentity(deps);
+      handler = identity.provider.callback();
+      return true;
+    },
+  };
+}
