@@ -15,6 +15,7 @@ import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../observability/request-log.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
 import { LIMITS } from './limits.js';
+import { mediaTypeStatusPlugin } from './plugins/media-type-status.js';
 import { operationNamePlugin } from './plugins/operation-name.js';
 import { queryLimitsPlugin } from './plugins/query-limits.js';
 import { readOnlyPlugin } from './plugins/read-only.js';
@@ -58,6 +59,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
         headers: { Authorization: 'Bearer ' },
       }),
       responseHeadersPlugin(),
+      mediaTypeStatusPlugin(),
       readOnlyPlugin(),
       operationNamePlugin(),
       queryLimitsPlugin(deps.limiter),

@@ -8,6 +8,8 @@ export interface RequestInfo {
   operationName?: string;
   /** GraphQL cost computed before execution. */
   cost?: number;
+  /** A parse, validation or variable error: answered without data, never with 304. */
+  requestError?: boolean;
 }
 
 export const requestInfo = (res: Response): RequestInfo => (res.locals.info ??= {}) as RequestInfo;
