@@ -21,6 +21,7 @@ import { STYLESHEET } from './identity/views/stylesheet.js';
 import { userinfoRouter } from './identity/userinfo.js';
 import { createMetrics } from './observability/metrics.js';
 import { requestLog } from './observability/request-log.js';
+import { requestTimeout } from './observability/request-timeout.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -47,14 +48,16 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const identity = await createLiveIdentity({ config, stores });
   const { pairwiseSalt } = identity;
   const resolver = createBearerResolver(stores, createAccessTokenLookup(identity));
-  const limiter = await createRateLimiter(db, config.rateLimitPoints);
+  const limiter = await createRateLimiter(db, config.rateLimitPoints, () =>
+    metrics.rejections.inc({ reason: 'rate_limit' }),
+  );
   const graphql = await createGraphqlRouter({ stores, resolver, config, logger, limiter });
   const secure = config.baseUrl.startsWith('https:');
   const csrf = createCsrf(
     await stores.secrets.getOrCreate('csrf_secret', () => randomBytes(32).toString('base64url')),
     secure,
   );
-  const throttle = createLoginThrottle(db);
+  const throttle = createLoginThrottle(db, () => metrics.rejections.inc({ reason: 'login_throttle' }));
 
   const app = express();
   app.disable('x-powered-by');
@@ -68,6 +71,12 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   });
 
   app.use(requestLog(logger, metrics));
+  app.use(
+    requestTimeout(config.requestTimeoutMs, (path) => {
+      metrics.rejections.inc({ reason: 'timeout' });
+      logger.warn({ path, timeoutMs: config.requestTimeoutMs }, 'request timed out');
+    }),
+  );
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
@@ -135,6 +144,7 @@ interface HttpError extends Error {
 /** Turns body-parser failures into clear 4xx answers and anything else into a 500 with a request id. */
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: HttpError, req, res, next) => {
+    if (res.locals.timedOut) return; // already answered with 503; the late failure is moot
     if (res.headersSent) return next(err);
     const status = err.status ?? err.statusCode ?? 500;
     const requestId = String(res.locals.requestId);

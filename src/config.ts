@@ -17,6 +17,8 @@ export interface Config {
   trustProxy: boolean;
   /** Points per hour per token owner. */
   rateLimitPoints: number;
+  /** Milliseconds a request may take before it is answered with 503. */
+  requestTimeoutMs: number;
   /** Seconds between checks for signing keys added or retired by another process. */
   keysReloadInterval: number;
 }
@@ -66,5 +68,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
     rateLimitPoints: integer('RATE_LIMIT_POINTS', env.RATE_LIMIT_POINTS, 5000),
     keysReloadInterval,
+    requestTimeoutMs: Math.max(1, integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 10_000)),
   };
 }

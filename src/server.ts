@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   const stores = createStores(db);
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, stores);
   const roster = await createApp({ config, db });
-  const server = createServer(roster.app);
+  // Slow senders get 408 (Node's own limits): headers within 10 s, the whole request within 30 s.
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, roster.app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   roster.logger.info({ port: config.port, host: config.host }, 'listening');
   process.stdout.write(await startupBanner(config, stores, roster.provider, seeded));
@@ -30,7 +31,8 @@ async function main(): Promise<void> {
       await db.destroy();
       process.exit(0);
     });
-    server.closeIdleConnections();
+    // Keep-alive connections go idle once their last response is sent: close them as they do.
+    setInterval(() => server.closeIdleConnections(), 100).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import * as oidc from 'openid-client';
 import { hashPassword } from '../src/auth/secrets.js';
 import { createDb, migrate, type Db } from '../src/db/knex.js';
@@ -11,51 +9,26 @@ import { KEY_ACTIVATION_DELAY_MS, rotateSigningKey } from '../src/identity/keys.
 import { mintAccessToken } from '../src/identity/mint-token.js';
 import { launchBrowser, signInOnPage, startCallback } from './helpers/browser.js';
 import { freshDatabase } from './helpers/harness.js';
+import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { authorizationRequest } from './helpers/relying-party.js';
 
 // Two real server processes on one database (SQLite file in WAL mode, or PostgreSQL): nothing that
 // another instance needs may live only in one process's memory.
-const SERVER = new URL('../dist/server.js', import.meta.url).pathname;
 const BASE_URL = 'http://roster.test';
 
 let database: { url: string; drop(): Promise<void> };
 let db: Db;
 let stores: Stores;
-const instances: { proc: ChildProcess; url: string }[] = [];
+const instances: ServerProcess[] = [];
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
-async function startInstance(): Promise<{ proc: ChildProcess; url: string }> {
-  const port = await freePort();
-  const env = {
-    ...process.env,
+function startInstance(): Promise<ServerProcess> {
+  return spawnServer({
     NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
     BASE_URL,
     DATABASE_URL: database.url,
-    LOG_LEVEL: 'silent',
     RATE_LIMIT_POINTS: '8',
     KEYS_RELOAD_INTERVAL: '1',
-  };
-  const proc = spawn(process.execPath, [SERVER], { env, stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i += 1) {
-    const ready = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) return { proc, url };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  proc.kill('SIGKILL');
-  throw new Error(`instance on port ${port} did not become ready`);
+  });
 }
 
 beforeAll(async () => {

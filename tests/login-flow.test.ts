@@ -377,5 +377,7 @@ describe('unhappy paths', () => {
     expect(blocked.status()).toBe(429);
     expect(Number(blocked.headers()['retry-after'])).toBeGreaterThan(0);
     expect(await blocked.text()).toContain('Too many failed sign-in attempts');
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/roster_rejections_total\{reason="login_throttle"\} [1-9]/);
   });
 });

@@ -144,9 +144,10 @@ describe('bad arguments are BAD_USER_INPUT with a one-line message', () => {
     expect(res.body.errors![0]!.message).not.toContain('\n');
   });
 
-  test('a non-integer first is a variable error (400), not a 5xx', async () => {
+  test('a non-integer first is a variable error (200 in an application/json answer), not a 5xx', async () => {
     const { res } = await page({ first: 'ten' });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toBeUndefined();
     expect(res.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
   });
 });

@@ -41,6 +41,9 @@ test('every response carries the budget; Query.rateLimit agrees; over the limit 
   expect(over.body.errors![0]!.message).toMatch(/^Rate limit of 12 points per hour exceeded; it resets at .+\.$/);
   expect(header(over, 'retry-after')).toBeGreaterThan(3500);
   expect(header(over, 'x-ratelimit-remaining')).toBe(0);
+  // Operators see the rejection in /metrics.
+  const metrics = await (await fetch(`${t.server.url}/metrics`)).text();
+  expect(metrics).toMatch(/roster_rejections_total\{reason="rate_limit"\} 1\n/);
 
   // Another owner has a budget of its own; so does the same user at another app.
   expect((await gql(t.server, t.fx.tokens.otherApp, '{ viewer { tokenKind } }')).status).toBe(200);

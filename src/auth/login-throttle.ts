@@ -20,7 +20,7 @@ export interface LoginThrottle {
 }
 
 /** Counts failed sign-ins in the database, so every instance refuses alike (rate-limiter-flexible). */
-export function createLoginThrottle(db: Db): LoginThrottle {
+export function createLoginThrottle(db: Db, onReject: () => void = () => {}): LoginThrottle {
   const make = (keyPrefix: string, limits: { points: number; duration: number }): RateLimiterAbstract => {
     const options = {
       storeClient: db,
@@ -43,7 +43,9 @@ export function createLoginThrottle(db: Db): LoginThrottle {
   return {
     async retryAfter(ip, email) {
       const [account, address] = await Promise.all([byAccount.get(accountKey(email)), byIp.get(ip)]);
-      return Math.max(wait(account, LOGIN_LIMITS.perAccount.points), wait(address, LOGIN_LIMITS.perIp.points));
+      const seconds = Math.max(wait(account, LOGIN_LIMITS.perAccount.points), wait(address, LOGIN_LIMITS.perIp.points));
+      if (seconds > 0) onReject();
+      return seconds;
     },
     async failed(ip, email) {
       const spend = (limiter: RateLimiterAbstract, key: string) =>

@@ -35,7 +35,7 @@ export const ownerKey = (viewer: Viewer): string =>
   viewer.kind === 'user' ? `user:${viewer.userId}:app:${viewer.appId}` : `app:${viewer.appId}`;
 
 /** Points per hour per token owner, counted in the database so every instance shares them. */
-export async function createRateLimiter(db: Db, pointsPerHour: number) {
+export async function createRateLimiter(db: Db, pointsPerHour: number, onReject: () => void = () => {}) {
   const options = {
     storeClient: db,
     storeType: 'knex',
@@ -62,7 +62,10 @@ export async function createRateLimiter(db: Db, pointsPerHour: number) {
       try {
         return state(await limiter.consume(ownerKey(viewer), cost), cost);
       } catch (err) {
-        if (err instanceof RateLimiterRes) throw new RateLimited(state(err, cost));
+        if (err instanceof RateLimiterRes) {
+          onReject();
+          throw new RateLimited(state(err, cost));
+        }
         throw err;
       }
     },

@@ -11,6 +11,7 @@ import { requireViewer, viewerOf } from '../auth/middleware.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/stores.js';
 import { conditionalRequests } from './conditional.js';
+import { refuseBatches, requireJsonBody, verifyUtf8 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../observability/request-log.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
@@ -50,6 +51,8 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     includeStacktraceInErrorResponses: false,
     formatError,
     hideSchemaDetailsFromClientErrors: deps.config.production,
+    // server.ts owns SIGTERM/SIGINT: Apollo's own handlers would stop it under our graceful shutdown.
+    stopOnTerminationSignals: false,
     parseOptions: { maxTokens: LIMITS.maxTokens },
     plugins: [
       ApolloServerPluginCacheControlDisabled(),
@@ -88,7 +91,9 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
       next();
     },
     requireViewer(deps.resolver, 'graphql'),
-    express.json({ limit: MAX_BODY_BYTES }),
+    requireJsonBody,
+    express.json({ limit: MAX_BODY_BYTES, verify: verifyUtf8 }),
+    refuseBatches,
     conditionalRequests,
     apolloMiddleware,
   );

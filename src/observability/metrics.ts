@@ -18,6 +18,12 @@ export function createMetrics(db: Db) {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  const rejections = new Counter({
+    name: 'roster_rejections_total',
+    help: 'Requests refused by a limit: rate_limit (points spent), login_throttle (failed sign-ins), timeout',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   const pool = db.client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number } | undefined;
   new Gauge({
     name: 'roster_db_pool_connections',
@@ -31,7 +37,7 @@ export function createMetrics(db: Db) {
       this.set({ state: 'pending' }, pool.numPendingAcquires());
     },
   });
-  return { registry, requests, duration };
+  return { registry, requests, duration, rejections };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

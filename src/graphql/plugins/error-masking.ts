@@ -5,8 +5,13 @@ import type { GraphQLContext } from '../context.js';
 
 const isInternal = (error: GraphQLFormattedError) => error.extensions?.code === 'INTERNAL_SERVER_ERROR';
 
+// Apollo codes outside SPEC §6, as the SPEC code they amount to (a bad operationName fails validation).
+const SPEC_CODES: Record<string, string> = { OPERATION_RESOLUTION_FAILURE: 'GRAPHQL_VALIDATION_FAILED' };
+
 /** Apollo's formatError, applied to every error it sends: an internal one keeps no message, only its path and code. */
 export function formatError(error: GraphQLFormattedError): GraphQLFormattedError {
+  const code = String(error.extensions?.code);
+  if (SPEC_CODES[code]) return { ...error, extensions: { ...error.extensions, code: SPEC_CODES[code] } };
   if (!isInternal(error)) return error;
   return {
     message: 'Internal server error',

@@ -1,0 +1,30 @@
+import { isUtf8 } from 'node:buffer';
+import type { NextFunction, Request, Response } from 'express';
+import { CACHE_CONTROL } from './plugins/response-headers.js';
+
+const reject = (res: Response, status: number, code: string, message: string) => {
+  res
+    .status(status)
+    .set('Cache-Control', CACHE_CONTROL)
+    .json({ errors: [{ message, extensions: { code } }] });
+};
+
+/** A POST body must be JSON (GraphQL over HTTP): anything else is 415 before it is read. */
+export function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
+  if (req.method !== 'POST' || req.is('application/json')) return next();
+  res.set('Accept-Post', 'application/json');
+  reject(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A POST to /graphql must have Content-Type: application/json.');
+}
+
+/** body-parser's verify hook: a body that is not UTF-8 is refused, not decoded into replacement characters. */
+export function verifyUtf8(_req: Request, _res: Response, body: Buffer): void {
+  if (!isUtf8(body)) {
+    throw Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400, expose: true });
+  }
+}
+
+/** One operation per request: a JSON array (a batch) gets a clear 400 instead of Apollo's terse one. */
+export function refuseBatches(req: Request, res: Response, next: NextFunction): void {
+  if (!Array.isArray(req.body)) return next();
+  reject(res, 400, 'BAD_REQUEST', 'Batched requests are not supported: send one operation per request.');
+}

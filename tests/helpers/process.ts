@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+const SERVER = new URL('../../dist/server.js', import.meta.url).pathname;
+
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+export interface ServerProcess {
+  proc: ChildProcess;
+  url: string;
+  /** Everything the process wrote to stdout so far. */
+  output(): string;
+}
+
+/** Starts the built server (`npm start`'s dist/server.js) as a real process and waits until it is ready. */
+export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [SERVER], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  proc.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i += 1) {
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return { proc, url, output: () => out };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`server on port ${port} did not become ready`);
+}
