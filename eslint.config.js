@@ -19,8 +19,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.mjs', '*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URLSearchParams: 'readonly' } },
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs', '*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['process', 'console', 'URL', 'URLSearchParams', 'fetch', 'performance', 'setTimeout', 'Buffer'].map((g) => [
+          g,
+          'readonly',
+        ]),
+      ),
+    },
   },
   {
     files: ['tests/**/*.ts'],
