@@ -8,6 +8,7 @@ import { InvalidInput, redirectUri, text } from '../validation.js';
 import { signIn } from './sign-in.js';
 import { accountLoginPage, credentialsPage, dashboardPage, type Authorization } from './views/account-pages.js';
 import { errorPage } from './views/interaction-pages.js';
+import { sendPage } from './views/layout.js';
 
 export const ACCOUNT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 const MAX_REDIRECT_URIS = 10;
@@ -37,10 +38,6 @@ export function accountRouter(deps: Deps): Router {
   const router = express.Router();
   router.use('/account', cookieParser(), express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 20 }));
 
-  const page = (res: Response, status: number, body: string) => {
-    res.status(status).set('Cache-Control', 'no-store').type('html').send(body);
-  };
-
   const signedIn = async (req: Request): Promise<Signed | undefined> => {
     const session = (req.cookies as Record<string, string | undefined>)[cookieName];
     if (!session) return undefined;
@@ -50,7 +47,7 @@ export function accountRouter(deps: Deps): Router {
   };
 
   const loginForm = (req: Request, res: Response, status = 200, error?: string, email?: string) =>
-    page(res, status, accountLoginPage({ csrf: csrf.issue(req, res, '', '/account'), error, email }));
+    sendPage(res, status, accountLoginPage({ csrf: csrf.issue(req, res, '', '/account'), error, email }));
 
   const dashboard = async (
     req: Request,
@@ -74,7 +71,7 @@ export function accountRouter(deps: Deps): Router {
     const authorizations: Authorization[] = [...scopesByClient]
       .filter(([clientId]) => names.has(clientId))
       .map(([clientId, scopes]) => ({ clientId, appName: names.get(clientId)!, scopes: [...scopes].sort() }));
-    page(
+    sendPage(
       res,
       extra.status ?? 200,
       dashboardPage({
@@ -105,7 +102,8 @@ export function accountRouter(deps: Deps): Router {
   const ownApp = async (req: Request, res: Response, who: Signed) => {
     const id = String(req.params.id);
     const app = /^\d{1,9}$/.test(id) ? await stores.apps.findOwned(who.user.id, Number(id)) : undefined;
-    if (!app) page(res, 404, errorPage({ error: 'not_found', description: 'There is no such app in your account.' }));
+    if (!app)
+      sendPage(res, 404, errorPage({ error: 'not_found', description: 'There is no such app in your account.' }));
     return app;
   };
 
@@ -180,7 +178,7 @@ export function accountRouter(deps: Deps): Router {
           redirectUris: uris.map(redirectUri),
           confidential: form.type === 'confidential',
         });
-        page(
+        sendPage(
           res,
           201,
           credentialsPage({
@@ -208,7 +206,7 @@ export function accountRouter(deps: Deps): Router {
         return dashboard(req, res, who, { status: 400, error: 'A public app has no client secret.' });
       }
       const clientSecret = await stores.apps.rotateClientSecret(app.id);
-      page(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
+      sendPage(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
     }),
   );
 
@@ -219,7 +217,7 @@ export function accountRouter(deps: Deps): Router {
       const app = who && (await ownApp(req, res, who));
       if (!app) return;
       const appToken = await stores.apps.rotateAppToken(app.id);
-      page(res, 200, credentialsPage({ app, title: `New app token for ${app.name}`, appToken }));
+      sendPage(res, 200, credentialsPage({ app, title: `New app token for ${app.name}`, appToken }));
     }),
   );
 

@@ -7,6 +7,7 @@ import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { Stores } from '../db/stores.js';
 import { signIn } from './sign-in.js';
 import { consentPage, errorPage, loginPage } from './views/interaction-pages.js';
+import { sendPage } from './views/layout.js';
 
 interface Deps {
   /** The current provider (it is rebuilt when signing keys change). */
@@ -28,10 +29,6 @@ export function interactionRouter(deps: Deps): Router {
   router.use('/interaction', cookieParser());
   const form = express.urlencoded({ extended: false, limit: '10kb', parameterLimit: 20 });
 
-  const page = (res: Response, status: number, body: string) => {
-    res.status(status).set('Cache-Control', 'no-store').type('html').send(body);
-  };
-
   /** The interaction bound to this browser, or an error page when it is gone or not this browser's. */
   const details = async (req: Request, res: Response): Promise<Details | undefined> => {
     try {
@@ -39,7 +36,7 @@ export function interactionRouter(deps: Deps): Router {
       if (found.uid !== req.params.uid) throw new Error('interaction mismatch');
       return found;
     } catch {
-      page(res, 400, errorPage({ error: 'session_not_found' }));
+      sendPage(res, 400, errorPage({ error: 'session_not_found' }));
       return undefined;
     }
   };
@@ -51,11 +48,11 @@ export function interactionRouter(deps: Deps): Router {
     const token = csrf.issue(req, res, uid, `/interaction/${uid}`);
     const name = await appName(found.params.client_id);
     if (found.prompt.name === 'login') {
-      return page(res, status, loginPage({ uid, appName: name, csrf: token, error, email }));
+      return sendPage(res, status, loginPage({ uid, appName: name, csrf: token, error, email }));
     }
     const user = found.session?.accountId ? await stores.users.findByUid(found.session.accountId) : undefined;
     const scopes = (found.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
-    return page(res, status, consentPage({ uid, appName: name, csrf: token, email: user?.email ?? '', scopes }));
+    return sendPage(res, status, consentPage({ uid, appName: name, csrf: token, email: user?.email ?? '', scopes }));
   };
 
   /** Checks the CSRF field and the prompt; renders the answer itself when either is wrong. */
@@ -117,7 +114,7 @@ export function interactionRouter(deps: Deps): Router {
     const grant = grantId
       ? await identity.provider.Grant.find(grantId)
       : new identity.provider.Grant({ accountId: found.session!.accountId, clientId: String(found.params.client_id) });
-    if (!grant) return page(res, 400, errorPage({ error: 'session_not_found' }));
+    if (!grant) return sendPage(res, 400, errorPage({ error: 'session_not_found' }));
     if (granted.length) grant.addOIDCScope(granted.join(' '));
     // Rejected, not merely left out: otherwise the provider asks again and consent loops.
     if (denied.length) grant.rejectOIDCScope(denied.join(' '));

@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import { html, type SafeHtml } from './html.js';
 
 export const STYLESHEET_PATH = '/assets/roster.css';
@@ -24,3 +25,8 @@ export const csrfField = (token: string): SafeHtml => html`<input type="hidden" 
 
 export const alert = (message: string | undefined): SafeHtml | string =>
   message ? html`<p class="alert" role="alert">${message}</p>` : '';
+
+/** Sends a rendered page: never cached, since pages carry CSRF tokens and one-time secrets. */
+export function sendPage(res: Response, status: number, body: string): void {
+  res.status(status).set('Cache-Control', 'no-store').type('html').send(body);
+}
