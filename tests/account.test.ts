@@ -5,7 +5,7 @@ import type { UserRow } from '../src/db/types.js';
 import { launchBrowser, signInOnPage, startCallback, type Callback } from './helpers/browser.js';
 import { gql } from './helpers/graphql.js';
 import { startServer, type TestServer } from './helpers/harness.js';
-import { authorizationRequest, discover } from './helpers/relying-party.js';
+import { authorizationRequest, discover, exchangeCode } from './helpers/relying-party.js';
 
 const PASSWORD = 'a long and careful passphrase';
 const VIEWER = '{ viewer { tokenKind app { name } } }';
@@ -184,11 +184,7 @@ describe('account settings in a real browser', () => {
     await page.getByRole('checkbox', { name: /profile/ }).uncheck();
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.href.startsWith(callback.redirectUri));
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
-      pkceCodeVerifier: request.codeVerifier,
-      expectedNonce: request.nonce,
-      expectedState: request.state,
-    });
+    const tokens = await exchangeCode(config, page.url(), request);
     expect((await gql(server, tokens.access_token, VIEWER)).status).toBe(200);
 
     await signInToAccount();
@@ -216,11 +212,7 @@ describe('account settings in a real browser', () => {
     await signInOnPage(page, user.email!, PASSWORD);
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.href.startsWith(callback.redirectUri));
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
-      pkceCodeVerifier: request.codeVerifier,
-      expectedNonce: request.nonce,
-      expectedState: request.state,
-    });
+    const tokens = await exchangeCode(config, page.url(), request);
 
     await page.goto(`${server.url}/account`);
     await page.getByRole('button', { name: 'Delete Short-lived App' }).click();

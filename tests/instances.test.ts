@@ -10,7 +10,7 @@ import { mintAccessToken } from '../src/identity/mint-token.js';
 import { launchBrowser, signInOnPage, startCallback } from './helpers/browser.js';
 import { freshDatabase } from './helpers/harness.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
-import { authorizationRequest } from './helpers/relying-party.js';
+import { authorizationRequest, exchangeCode } from './helpers/relying-party.js';
 
 // Two real server processes on one database (SQLite file in WAL mode, or PostgreSQL): nothing that
 // another instance needs may live only in one process's memory.
@@ -200,11 +200,7 @@ async function signInAcross(label: string) {
     await signInOnPage(page, email, password);
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.href.startsWith(callback.redirectUri));
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
-      pkceCodeVerifier: request.codeVerifier,
-      expectedNonce: request.nonce,
-      expectedState: request.state,
-    });
+    const tokens = await exchangeCode(config, page.url(), request);
     // And the token works at the first instance.
     target = a().url;
     const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);

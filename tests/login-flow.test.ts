@@ -5,7 +5,7 @@ import type { UserRow } from '../src/db/types.js';
 import { launchBrowser, signInOnPage, startCallback, type Callback } from './helpers/browser.js';
 import { gql } from './helpers/graphql.js';
 import { startServer, type TestServer } from './helpers/harness.js';
-import { authorizationRequest, discover, type AuthorizationRequest } from './helpers/relying-party.js';
+import { authorizationRequest, discover, exchangeCode, type AuthorizationRequest } from './helpers/relying-party.js';
 
 const PASSWORD = 'correct horse battery staple';
 const VIEWER = '{ viewer { tokenKind scopes user { id name } app { clientId name } } }';
@@ -84,13 +84,7 @@ async function signIn(context: BrowserContext, scope: string, uncheck: string[] 
   return { url, request };
 }
 
-async function exchange(url: URL, request: AuthorizationRequest, cfg = config) {
-  return oidc.authorizationCodeGrant(cfg, url, {
-    pkceCodeVerifier: request.codeVerifier,
-    expectedNonce: request.nonce,
-    expectedState: request.state,
-  });
-}
+const exchange = (url: URL, request: AuthorizationRequest, cfg = config) => exchangeCode(cfg, url, request);
 
 describe('signing in with the authorization code flow, in a real browser', () => {
   let context: BrowserContext;

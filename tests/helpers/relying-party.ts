@@ -37,3 +37,12 @@ export async function authorizationRequest(
   });
   return { url, codeVerifier, nonce, state };
 }
+
+/** The token request for the code the browser brought back, checking PKCE, nonce and state. */
+export function exchangeCode(config: oidc.Configuration, callbackUrl: string | URL, request: AuthorizationRequest) {
+  return oidc.authorizationCodeGrant(config, new URL(callbackUrl), {
+    pkceCodeVerifier: request.codeVerifier,
+    expectedNonce: request.nonce,
+    expectedState: request.state,
+  });
+}

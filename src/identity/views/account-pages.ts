@@ -1,6 +1,6 @@
 import type { ClientAppRow, UserRow } from '../../db/types.js';
 import { html } from './html.js';
-import { alert, csrfField, layout } from './layout.js';
+import { alert, csrfField, layout, signInForm } from './layout.js';
 
 export interface Authorization {
   clientId: string;
@@ -13,23 +13,7 @@ export function accountLoginPage(input: { csrf: string; error?: string; email?: 
     'Account settings',
     html`<h1>Account settings</h1>
       <p class="muted">Sign in to manage your apps and the apps you have authorized.</p>
-      ${alert(input.error)}
-      <form method="post" action="/account/login">
-        ${csrfField(input.csrf)}
-        <label for="email">Email</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          required
-          autofocus
-          value="${input.email ?? ''}"
-        />
-        <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required />
-        <div class="actions"><button type="submit">Sign in</button></div>
-      </form>`,
+      ${alert(input.error)} ${signInForm('/account/login', input.csrf, input.email)}`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { alert, csrfField, layout } from './layout.js';
+import { alert, csrfField, layout, signInForm } from './layout.js';
 import { html, trusted } from './html.js';
 
 /** What each scope gives the app, in plain words (SPEC §4). */
@@ -14,23 +14,7 @@ export function loginPage(input: { uid: string; appName: string; csrf: string; e
     'Sign in',
     html`<h1>Sign in</h1>
       <p class="muted">to continue to <strong>${appName}</strong></p>
-      ${alert(input.error)}
-      <form method="post" action="/interaction/${uid}/login">
-        ${csrfField(csrf)}
-        <label for="email">Email</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          required
-          autofocus
-          value="${input.email ?? ''}"
-        />
-        <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required />
-        <div class="actions"><button type="submit">Sign in</button></div>
-      </form>
+      ${alert(input.error)} ${signInForm(`/interaction/${uid}/login`, csrf, input.email)}
       <form method="post" action="/interaction/${uid}/abort">
         ${csrfField(csrf)}
         <div class="actions"><button type="submit" class="secondary">Cancel and return to ${appName}</button></div>

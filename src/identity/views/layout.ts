@@ -30,3 +30,14 @@ export const alert = (message: string | undefined): SafeHtml | string =>
 export function sendPage(res: Response, status: number, body: string): void {
   res.status(status).set('Cache-Control', 'no-store').type('html').send(body);
 }
+
+/** The email and password form of the login page and of the account pages. */
+export const signInForm = (action: string, csrf: string, email: string | undefined): SafeHtml =>
+  html`<form method="post" action="${action}">
+    ${csrfField(csrf)}
+    <label for="email">Email</label>
+    <input id="email" name="email" type="email" autocomplete="username" required autofocus value="${email ?? ''}" />
+    <label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" required />
+    <div class="actions"><button type="submit">Sign in</button></div>
+  </form>`;
