@@ -96,7 +96,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     res.type('css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
   });
   app.use(['/interaction', '/account', '/auth', '/session'], pageHeaders);
-  app.use(interactionRouter({ identity, stores, csrf, throttle, logger }));
+  app.use(interactionRouter({ identity, stores, csrf, throttle }));
   app.use(accountRouter({ stores, csrf, throttle, secure }));
   app.use('/graphql', graphql.router);
   app.use(userinfoRouter({ stores, resolver, pairwiseSalt, limiter }));

@@ -1,12 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { NextFunction, Request, Response } from 'express';
-import { CACHE_CONTROL } from './plugins/response-headers.js';
 
+// No Cache-Control here: the /graphql router has set it before any of these run.
 const reject = (res: Response, status: number, code: string, message: string) => {
-  res
-    .status(status)
-    .set('Cache-Control', CACHE_CONTROL)
-    .json({ errors: [{ message, extensions: { code } }] });
+  res.status(status).json({ errors: [{ message, extensions: { code } }] });
 };
 
 /** A POST body must be JSON (GraphQL over HTTP): anything else is 415 before it is read. */

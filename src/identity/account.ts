@@ -1,5 +1,5 @@
 import cookieParser from 'cookie-parser';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { Csrf } from '../auth/csrf.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { Stores } from '../db/stores.js';
@@ -107,140 +107,112 @@ export function accountRouter(deps: Deps): Router {
     return app;
   };
 
-  const wrap =
-    (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) =>
-      handler(req, res).catch(next);
+  router.get('/account', async (req: Request, res: Response) => {
+    const who = await signedIn(req);
+    if (!who) return loginForm(req, res);
+    const done = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+    await dashboard(req, res, who, { notice: done });
+  });
 
-  router.get(
-    '/account',
-    wrap(async (req, res) => {
-      const who = await signedIn(req);
-      if (!who) return loginForm(req, res);
-      const done = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
-      await dashboard(req, res, who, { notice: done });
-    }),
-  );
+  router.post('/account/login', async (req: Request, res: Response) => {
+    const body = req.body as Record<string, unknown>;
+    const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
+    if (!csrf.verify(req, '')) return loginForm(req, res, 403, 'This form has expired. Sign in again.', email);
+    const result = await signIn({ stores, throttle }, req.ip ?? '', body.email, body.password);
+    if (!result.ok) {
+      if (result.retryAfter) res.set('Retry-After', String(result.retryAfter));
+      return loginForm(req, res, result.status, result.message, email);
+    }
+    const session = await stores.accountSessions.create(result.user.id, ACCOUNT_SESSION_TTL_MS);
+    res.cookie(cookieName, session, { ...cookieOptions, maxAge: ACCOUNT_SESSION_TTL_MS });
+    res.redirect(303, '/account');
+  });
 
-  router.post(
-    '/account/login',
-    wrap(async (req, res) => {
-      const body = req.body as Record<string, unknown>;
-      const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
-      if (!csrf.verify(req, '')) return loginForm(req, res, 403, 'This form has expired. Sign in again.', email);
-      const result = await signIn({ stores, throttle }, req.ip ?? '', body.email, body.password);
-      if (!result.ok) {
-        if (result.retryAfter) res.set('Retry-After', String(result.retryAfter));
-        return loginForm(req, res, result.status, result.message, email);
-      }
-      const session = await stores.accountSessions.create(result.user.id, ACCOUNT_SESSION_TTL_MS);
-      res.cookie(cookieName, session, { ...cookieOptions, maxAge: ACCOUNT_SESSION_TTL_MS });
-      res.redirect(303, '/account');
-    }),
-  );
+  router.post('/account/logout', async (req: Request, res: Response) => {
+    const who = await guard(req, res);
+    if (!who) return;
+    await stores.accountSessions.delete(who.session);
+    res.clearCookie(cookieName, cookieOptions);
+    res.redirect(303, '/account');
+  });
 
-  router.post(
-    '/account/logout',
-    wrap(async (req, res) => {
-      const who = await guard(req, res);
-      if (!who) return;
-      await stores.accountSessions.delete(who.session);
-      res.clearCookie(cookieName, cookieOptions);
-      res.redirect(303, '/account');
-    }),
-  );
+  router.post('/account/apps', async (req: Request, res: Response) => {
+    const who = await guard(req, res);
+    if (!who) return;
+    const body = req.body as Record<string, unknown>;
+    const form = {
+      name: typeof body.name === 'string' ? body.name : '',
+      redirectUris: typeof body.redirect_uris === 'string' ? body.redirect_uris : '',
+      type: body.type === 'public' ? 'public' : 'confidential',
+    };
+    try {
+      const name = text(form.name.trim(), 'name', 200);
+      const uris = [
+        ...new Set(
+          form.redirectUris
+            .split(/\r?\n/)
+            .map((u) => u.trim())
+            .filter(Boolean),
+        ),
+      ];
+      if (uris.length === 0) throw new InvalidInput('enter at least one redirect URI');
+      if (uris.length > MAX_REDIRECT_URIS) throw new InvalidInput(`at most ${MAX_REDIRECT_URIS} redirect URIs`);
+      const made = await stores.apps.create({
+        ownerId: who.user.id,
+        name,
+        redirectUris: uris.map(redirectUri),
+        confidential: form.type === 'confidential',
+      });
+      sendPage(
+        res,
+        201,
+        credentialsPage({
+          app: made.app,
+          title: `${name} is registered`,
+          clientSecret: made.clientSecret,
+          appToken: made.appToken,
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof InvalidInput)) throw err;
+      const message = err.message.charAt(0).toUpperCase() + err.message.slice(1) + '.';
+      await dashboard(req, res, who, { status: 400, error: message, form });
+    }
+  });
 
-  router.post(
-    '/account/apps',
-    wrap(async (req, res) => {
-      const who = await guard(req, res);
-      if (!who) return;
-      const body = req.body as Record<string, unknown>;
-      const form = {
-        name: typeof body.name === 'string' ? body.name : '',
-        redirectUris: typeof body.redirect_uris === 'string' ? body.redirect_uris : '',
-        type: body.type === 'public' ? 'public' : 'confidential',
-      };
-      try {
-        const name = text(form.name.trim(), 'name', 200);
-        const uris = [
-          ...new Set(
-            form.redirectUris
-              .split(/\r?\n/)
-              .map((u) => u.trim())
-              .filter(Boolean),
-          ),
-        ];
-        if (uris.length === 0) throw new InvalidInput('enter at least one redirect URI');
-        if (uris.length > MAX_REDIRECT_URIS) throw new InvalidInput(`at most ${MAX_REDIRECT_URIS} redirect URIs`);
-        const made = await stores.apps.create({
-          ownerId: who.user.id,
-          name,
-          redirectUris: uris.map(redirectUri),
-          confidential: form.type === 'confidential',
-        });
-        sendPage(
-          res,
-          201,
-          credentialsPage({
-            app: made.app,
-            title: `${name} is registered`,
-            clientSecret: made.clientSecret,
-            appToken: made.appToken,
-          }),
-        );
-      } catch (err) {
-        if (!(err instanceof InvalidInput)) throw err;
-        const message = err.message.charAt(0).toUpperCase() + err.message.slice(1) + '.';
-        await dashboard(req, res, who, { status: 400, error: message, form });
-      }
-    }),
-  );
+  router.post('/account/apps/:id/secret', async (req: Request, res: Response) => {
+    const who = await guard(req, res);
+    const app = who && (await ownApp(req, res, who));
+    if (!app) return;
+    if (!app.clientSecretHash) {
+      return dashboard(req, res, who, { status: 400, error: 'A public app has no client secret.' });
+    }
+    const clientSecret = await stores.apps.rotateClientSecret(app.id);
+    sendPage(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
+  });
 
-  router.post(
-    '/account/apps/:id/secret',
-    wrap(async (req, res) => {
-      const who = await guard(req, res);
-      const app = who && (await ownApp(req, res, who));
-      if (!app) return;
-      if (!app.clientSecretHash) {
-        return dashboard(req, res, who, { status: 400, error: 'A public app has no client secret.' });
-      }
-      const clientSecret = await stores.apps.rotateClientSecret(app.id);
-      sendPage(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
-    }),
-  );
+  router.post('/account/apps/:id/token', async (req: Request, res: Response) => {
+    const who = await guard(req, res);
+    const app = who && (await ownApp(req, res, who));
+    if (!app) return;
+    const appToken = await stores.apps.rotateAppToken(app.id);
+    sendPage(res, 200, credentialsPage({ app, title: `New app token for ${app.name}`, appToken }));
+  });
 
-  router.post(
-    '/account/apps/:id/token',
-    wrap(async (req, res) => {
-      const who = await guard(req, res);
-      const app = who && (await ownApp(req, res, who));
-      if (!app) return;
-      const appToken = await stores.apps.rotateAppToken(app.id);
-      sendPage(res, 200, credentialsPage({ app, title: `New app token for ${app.name}`, appToken }));
-    }),
-  );
+  router.post('/account/apps/:id/delete', async (req: Request, res: Response) => {
+    const who = await guard(req, res);
+    const app = who && (await ownApp(req, res, who));
+    if (!app) return;
+    await stores.apps.delete(app.id);
+    res.redirect(303, '/account?done=deleted');
+  });
 
-  router.post(
-    '/account/apps/:id/delete',
-    wrap(async (req, res) => {
-      const who = await guard(req, res);
-      const app = who && (await ownApp(req, res, who));
-      if (!app) return;
-      await stores.apps.delete(app.id);
-      res.redirect(303, '/account?done=deleted');
-    }),
-  );
-
-  router.post(
-    '/account/authorizations/:clientId/revoke',
-    wrap(async (req, res) => {
-      const who = await guard(req, res);
-      if (!who) return;
-      await stores.oidc.revokeGrants(who.user.uid, String(req.params.clientId));
-      res.redirect(303, '/account?done=revoked');
-    }),
-  );
+  router.post('/account/authorizations/:clientId/revoke', async (req: Request, res: Response) => {
+    const who = await guard(req, res);
+    if (!who) return;
+    await stores.oidc.revokeGrants(who.user.uid, String(req.params.clientId));
+    res.redirect(303, '/account?done=revoked');
+  });
 
   return router;
 }

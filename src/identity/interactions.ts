@@ -1,7 +1,6 @@
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type Provider from 'oidc-provider';
-import type { Logger } from 'pino';
 import type { Csrf } from '../auth/csrf.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { Stores } from '../db/stores.js';
@@ -15,7 +14,6 @@ interface Deps {
   stores: Stores;
   csrf: Csrf;
   throttle: LoginThrottle;
-  logger: Logger;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
