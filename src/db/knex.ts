@@ -5,6 +5,33 @@ import { migrationSource } from './migrations/index.js';
 
 export type Db = Knex;
 
+interface SqliteConnection {
+  pragma(s: string): unknown;
+  prepare(sql: string): unknown;
+}
+
+const STATEMENT_CACHE_SIZE = 200;
+
+/**
+ * knex prepares every statement anew; better-sqlite3 statements are reusable once a call returns,
+ * so the connection keeps the most recently used ones (an LRU by SQL text).
+ */
+function reusePreparedStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = cache.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    } else {
+      cache.delete(sql);
+    }
+    cache.set(sql, statement);
+    return statement;
+  };
+}
+
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` or `postgres://...`. */
 export function createDb(databaseUrl: string, options: { poolMax?: number } = {}): Db {
   if (databaseUrl.startsWith('sqlite:')) {
@@ -18,7 +45,8 @@ export function createDb(databaseUrl: string, options: { poolMax?: number } = {}
       pool: {
         min: 1,
         max: 1,
-        afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
+          reusePreparedStatements(conn);
           conn.pragma('journal_mode = WAL');
           conn.pragma('synchronous = NORMAL');
           conn.pragma('foreign_keys = ON');
