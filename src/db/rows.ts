@@ -1,4 +1,12 @@
-import type { ActivationState, ClientAppRow, EventRow, RegistrationRow, UserRow, Visibility } from './types.js';
+import type {
+  ActivationState,
+  ClientAppRow,
+  EventRow,
+  RegistrationRow,
+  RegistrationWithRegistrant,
+  UserRow,
+  Visibility,
+} from './types.js';
 
 // Maps database rows (snake_case; SQLite booleans as 0/1) to the row types.
 type Raw = Record<string, unknown>;
@@ -39,6 +47,20 @@ export function toEvent(r: Raw): EventRow {
 
 export function toRegistration(r: Raw): RegistrationRow {
   return { id: num(r.id), eventId: num(r.event_id), userId: num(r.user_id), createdAt: num(r.created_at) };
+}
+
+/** A page row: the registration's columns, then its user's as `user_*`. */
+export function toRegistrationWithRegistrant(r: Raw): RegistrationWithRegistrant {
+  return {
+    ...toRegistration(r),
+    registrant: {
+      id: num(r.user_id),
+      uid: String(r.user_uid),
+      name: String(r.user_name),
+      email: strOrNull(r.user_email),
+      activationState: r.user_activation_state as ActivationState,
+    },
+  };
 }
 
 export function toClientApp(r: Raw): ClientAppRow {

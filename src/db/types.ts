@@ -38,6 +38,14 @@ export interface RegistrationRow {
   createdAt: number;
 }
 
+/** What a registration page shows of its user: the registrant's columns only. */
+export type RegistrantRow = Pick<UserRow, 'id' | 'uid' | 'name' | 'email' | 'activationState'>;
+
+/** A registration read with its registrant, in the page's one statement. */
+export interface RegistrationWithRegistrant extends RegistrationRow {
+  registrant: RegistrantRow;
+}
+
 export interface ClientAppRow {
   id: number;
   clientId: string;

@@ -1,22 +1,22 @@
-import type { Page, RegistrationRow, UserRow } from '../db/types.js';
+import type { Page, RegistrantRow, RegistrationWithRegistrant } from '../db/types.js';
 
 // What the connection types resolve from: rows plus the one permission decision made for the page.
 
 export interface RegistrationConnectionModel {
   eventId: number;
-  page: Page<RegistrationRow>;
+  page: Page<RegistrationWithRegistrant>;
   afterId: number | null;
   /** Decided once per connection by the policy: may this viewer see registrant emails? */
   showEmail: boolean;
 }
 
 export interface RegistrationModel {
-  row: RegistrationRow;
+  row: RegistrationWithRegistrant;
   showEmail: boolean;
 }
 
 export interface RegistrantModel {
-  user: UserRow;
+  user: RegistrantRow;
   showEmail: boolean;
 }
 
