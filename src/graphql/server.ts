@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ApolloServer } from '@apollo/server';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -15,6 +16,7 @@ import { refuseBatches, requireJsonBody, verifyUtf8 } from './request-guards.js'
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../observability/request-log.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
+import { jitGateway } from './jit-executor.js';
 import { LIMITS } from './limits.js';
 import { mediaTypeStatusPlugin } from './plugins/media-type-status.js';
 import { operationNamePlugin } from './plugins/operation-name.js';
@@ -43,8 +45,8 @@ const wantsLandingPage = (req: Request) =>
 /** The /graphql router: SDL download, Apollo Sandbox, then bearer auth and Apollo Server. */
 export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: Router; stop(): Promise<void> }> {
   const apollo = new ApolloServer<GraphQLContext>({
-    typeDefs: SCHEMA_SDL,
-    resolvers,
+    // The schema as written, executed by graphql-jit (Apollo's gateway interface is its executor hook).
+    gateway: jitGateway(makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers })),
     introspection: true,
     // Bearer tokens only, never ambient cookies: cross-site requests carry no credentials to abuse.
     csrfPrevention: false,
