@@ -37,18 +37,15 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
     }
     const info = await lookupAccessToken(token);
     if (!info) throw invalidToken();
-    const [user, app] = await Promise.all([
-      stores.users.findByUid(info.accountId),
-      stores.apps.findByClientId(info.clientId),
-    ]);
     // A token dies with its user's activation and with its app.
-    if (!user || user.activationState !== 'active' || !app) throw invalidToken();
+    const subject = await stores.users.withApp(info.accountId, info.clientId);
+    if (!subject || subject.activationState !== 'active') throw invalidToken();
     return {
       kind: 'user',
-      userId: user.id,
-      uid: user.uid,
-      appId: app.id,
-      clientId: app.clientId,
+      userId: subject.userId,
+      uid: info.accountId,
+      appId: subject.appId,
+      clientId: info.clientId,
       scopes: info.scopes,
     };
   };

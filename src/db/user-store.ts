@@ -14,6 +14,13 @@ export interface NewUser {
   activationState?: ActivationState;
 }
 
+/** What a user token's lookup needs of its user and its app. */
+export interface TokenSubject {
+  userId: number;
+  activationState: ActivationState;
+  appId: number;
+}
+
 export const newUid = (): string => randomToken('u_', 12);
 
 export class UserStore {
@@ -32,6 +39,20 @@ export class UserStore {
   async findByUid(uid: string): Promise<UserRow | undefined> {
     const row = await this.db('users').where({ uid }).first();
     return row ? toUser(row) : undefined;
+  }
+
+  /** The user and the app a user token names, in one statement; undefined when either is gone. */
+  async withApp(uid: string, clientId: string): Promise<TokenSubject | undefined> {
+    const row = await this.db('users as u')
+      .join('client_apps as a', (on) => on.onVal('a.client_id', clientId))
+      .where('u.uid', uid)
+      .first('u.id as user_id', 'u.activation_state', 'a.id as app_id');
+    if (!row) return undefined;
+    return {
+      userId: Number(row.user_id),
+      activationState: row.activation_state as ActivationState,
+      appId: Number(row.app_id),
+    };
   }
 
   async findByEmail(email: string): Promise<UserRow | undefined> {
