@@ -37,7 +37,8 @@ async function freePort() {
 async function startServer(script, env) {
   const port = await freePort();
   const child = fork(script, {
-    env: { ...process.env, ...env, PORT: String(port) },
+    // Production mode for every server alike (graphql-js, Express and Apollo all read NODE_ENV).
+    env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   await new Promise((resolve, reject) => {
@@ -46,6 +47,12 @@ async function startServer(script, env) {
   });
   return { child, url: `http://127.0.0.1:${port}` };
 }
+
+/** CPU time (user + system) a process has used so far, in ms (Linux clock ticks are 10 ms). */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 
 const peakRssMb = (pid) => {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
@@ -169,9 +176,12 @@ async function main() {
         );
       }
       await load(url, token, body, 1); // warm-up
+      const cpuBefore = cpuMs(child.pid);
       const result = await load(url, token, body);
       runs[server.name].push({
         rps: result.requests.average,
+        // The server's own CPU per answered request: steadier than req/s on a shared machine.
+        cpuMsPerRequest: (cpuMs(child.pid) - cpuBefore) / result.requests.total,
         p50: result.latency.p50,
         p99: result.latency.p99,
         non2xx: result.non2xx,
@@ -190,6 +200,7 @@ async function main() {
       rps: median(r.map((x) => x.rps)),
       p50: median(r.map((x) => x.p50)),
       p99: median(r.map((x) => x.p99)),
+      cpuMsPerRequest: median(r.map((x) => x.cpuMsPerRequest)),
       rssMb: Math.max(...r.map((x) => x.rssMb)),
       non2xx: r.reduce((n, x) => n + x.non2xx, 0),
     };
@@ -220,11 +231,11 @@ async function main() {
   const lines = [
     `machine: ${machine}; ${ROUNDS} alternating rounds × ${DURATION} s, ${CONNECTIONS} connections, medians`,
     '',
-    '| server | req/s | p50 ms | p99 ms | × Roster | × ceiling | SQL/request | peak RSS MB | non-2xx |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| server | req/s | p50 ms | p99 ms | × Roster | × ceiling | server CPU ms/request | SQL/request | peak RSS MB | non-2xx |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...summary.map(
       (s) =>
-        `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${fmt(s.rps / roster.rps, 2)} | ${fmt(s.rps / ceiling.rps, 2)} | ${s.name === 'Roster' ? statements[50] : '–'} | ${fmt(s.rssMb)} | ${s.non2xx} |`,
+        `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${fmt(s.rps / roster.rps, 2)} | ${fmt(s.rps / ceiling.rps, 2)} | ${fmt(s.cpuMsPerRequest, 2)} | ${s.name === 'Roster' ? statements[50] : '–'} | ${fmt(s.rssMb)} | ${s.non2xx} |`,
     ),
     '',
     '| Roster, first: | req/s | p50 ms | p99 ms | SQL/request |',
