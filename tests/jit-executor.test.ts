@@ -87,9 +87,14 @@ test.each(CASES)('%s', async (_name, token, query, variables) => {
 });
 
 test('an error thrown under the jit keeps its path and code through Apollo', async () => {
-  const res = await gql(t.server, t.fx.tokens.otherUser, 'query($s: String!) { event(slug: $s) { registrations { totalCount } } }', {
-    s: 'public-meetup',
-  });
+  const res = await gql(
+    t.server,
+    t.fx.tokens.otherUser,
+    'query($s: String!) { event(slug: $s) { registrations { totalCount } } }',
+    {
+      s: 'public-meetup',
+    },
+  );
   expect(res.body.errors).toEqual([
     expect.objectContaining({ path: ['event', 'registrations'], extensions: { code: 'FORBIDDEN' } }),
   ]);
