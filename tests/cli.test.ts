@@ -11,7 +11,12 @@ let db: Db;
 beforeAll(async () => {
   database = await freshDatabase();
   expect((await cli(database.url, ['migrate', '--json'])).json).toEqual({
-    migrated: ['20261122000000_init', '20261122010000_rate_limits', '20261122020000_accounts'],
+    migrated: [
+      '20261122000000_init',
+      '20261122010000_rate_limits',
+      '20261122020000_accounts',
+      '20261122030000_auth_epoch',
+    ],
   });
   db = createDb(database.url);
 });

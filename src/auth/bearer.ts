@@ -1,6 +1,8 @@
+import { LRUCache } from 'lru-cache';
 import type { Stores } from '../db/stores.js';
 import { BearerError, invalidToken, malformedAuthorization, missingToken } from '../errors/bearer-error.js';
 import { APP_TOKEN_PREFIX } from '../db/app-store.js';
+import { sha256 } from './secrets.js';
 import type { Viewer } from './viewer.js';
 
 /** What the token store knows of a user access token (oidc-provider's AccessToken, looked up). */
@@ -8,6 +10,8 @@ export interface AccessTokenInfo {
   accountId: string;
   clientId: string;
   scopes: string[];
+  /** When the token or its grant expires, epoch milliseconds. */
+  expiresAt: number;
 }
 
 /** Looks up a user access token; undefined when unknown, expired, revoked or its grant is gone. */
@@ -27,20 +31,41 @@ export function bearerToken(header: string | undefined): string {
   return token;
 }
 
-/** One resolver for /graphql and userinfo alike: a token string to the viewer it speaks for. */
+/** Resolved tokens kept per instance: at most this many, for at most this long. */
+const CACHE_ENTRIES = 10_000;
+const CACHE_TTL_MS = 60_000;
+
+interface CachedViewer {
+  viewer: Viewer;
+  /** The auth epoch read before the lookup that produced it. */
+  epoch: string;
+}
+
+/**
+ * One resolver for /graphql and userinfo alike: a token string to the viewer it speaks for.
+ *
+ * A resolved viewer is cached (by the token's hash) and reused only while the database's auth epoch
+ * is the one read before its lookup: triggers bump it on every write that may end a token, so a
+ * revocation by any instance or by the CLI holds from the next request on. A cached entry never
+ * outlives its token or grant, and failures are never cached.
+ */
 export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTokenLookup) {
-  return async function resolveToken(token: string): Promise<Viewer> {
+  const cache = new LRUCache<string, CachedViewer>({ max: CACHE_ENTRIES, ttl: CACHE_TTL_MS });
+  let lastEpoch: string | undefined;
+
+  async function lookup(token: string): Promise<{ viewer: Viewer; expiresAt: number }> {
     if (token.startsWith(APP_TOKEN_PREFIX)) {
       const app = await stores.apps.findByAppToken(token);
       if (!app) throw invalidToken();
-      return { kind: 'app', appId: app.id, clientId: app.clientId, ownerId: app.ownerId, scopes: [] };
+      const viewer: Viewer = { kind: 'app', appId: app.id, clientId: app.clientId, ownerId: app.ownerId, scopes: [] };
+      return { viewer, expiresAt: Infinity };
     }
     const info = await lookupAccessToken(token);
     if (!info) throw invalidToken();
     // A token dies with its user's activation and with its app.
     const subject = await stores.users.withApp(info.accountId, info.clientId);
     if (!subject || subject.activationState !== 'active') throw invalidToken();
-    return {
+    const viewer: Viewer = {
       kind: 'user',
       userId: subject.userId,
       uid: info.accountId,
@@ -48,6 +73,26 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
       clientId: info.clientId,
       scopes: info.scopes,
     };
+    return { viewer, expiresAt: info.expiresAt };
+  }
+
+  return async function resolveToken(token: string): Promise<Viewer> {
+    const epoch = await stores.authEpoch.current();
+    if (epoch !== lastEpoch) {
+      cache.clear(); // everything cached before the bump is suspect
+      lastEpoch = epoch;
+    }
+    const key = sha256(token);
+    const hit = cache.get(key);
+    if (hit && hit.epoch === epoch) return hit.viewer;
+    const { viewer, expiresAt } = await lookup(token);
+    const ttl = Math.min(CACHE_TTL_MS, expiresAt - Date.now());
+    // Only if no bump happened meanwhile: a lookup that straddles one may have read either side of it.
+    if (ttl > 0 && epoch === lastEpoch) {
+      Object.freeze(viewer.scopes);
+      cache.set(key, { viewer: Object.freeze(viewer), epoch }, { ttl });
+    }
+    return viewer;
   };
 }
 

@@ -1,5 +1,6 @@
 import { AccountSessionStore } from './account-session-store.js';
 import { AppStore } from './app-store.js';
+import { AuthEpochStore } from './auth-epoch-store.js';
 import { EventStore } from './event-store.js';
 import type { Db } from './knex.js';
 import { OidcStore } from './oidc-store.js';
@@ -15,6 +16,7 @@ export interface Stores {
   secrets: SecretStore;
   oidc: OidcStore;
   accountSessions: AccountSessionStore;
+  authEpoch: AuthEpochStore;
 }
 
 export function createStores(db: Db): Stores {
@@ -26,5 +28,6 @@ export function createStores(db: Db): Stores {
     secrets: new SecretStore(db),
     oidc: new OidcStore(db),
     accountSessions: new AccountSessionStore(db),
+    authEpoch: new AuthEpochStore(db),
   };
 }

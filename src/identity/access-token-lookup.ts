@@ -11,6 +11,13 @@ export function createAccessTokenLookup(identity: { readonly provider: Provider 
     if (!grant || grant.accountId !== accessToken.accountId || grant.clientId !== accessToken.clientId) {
       return undefined;
     }
-    return { accountId: accessToken.accountId, clientId: accessToken.clientId!, scopes: [...accessToken.scopes] };
+    // Seconds since the epoch; a grant without an expiry lives as long as its tokens.
+    const expiresAt = Math.min(accessToken.exp ?? Infinity, grant.exp ?? Infinity) * 1000;
+    return {
+      accountId: accessToken.accountId,
+      clientId: accessToken.clientId!,
+      scopes: [...accessToken.scopes],
+      expiresAt,
+    };
   };
 }

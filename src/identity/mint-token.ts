@@ -10,7 +10,7 @@ export interface MintedToken {
 /** Mints a user access token through the provider's own token store, as if the user had consented. */
 export async function mintAccessToken(
   provider: Provider,
-  input: { accountId: string; clientId: string; scope: string },
+  input: { accountId: string; clientId: string; scope: string; expiresIn?: number },
 ): Promise<MintedToken> {
   const client = await provider.Client.find(input.clientId);
   if (!client) throw new Error(`no app with client id ${input.clientId}`);
@@ -23,6 +23,7 @@ export async function mintAccessToken(
     grantId,
     scope: input.scope,
     gty: 'authorization_code',
+    ...(input.expiresIn === undefined ? {} : { expiresIn: input.expiresIn }),
   });
   const value = await token.save();
   return { access_token: value, token_type: 'Bearer', expires_in: token.expiration, scope: input.scope };

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as init from './20261122000000_init.js';
 import * as rateLimits from './20261122010000_rate_limits.js';
 import * as accounts from './20261122020000_accounts.js';
+import * as authEpoch from './20261122030000_auth_epoch.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '20261122000000_init': init,
   '20261122010000_rate_limits': rateLimits,
   '20261122020000_accounts': accounts,
+  '20261122030000_auth_epoch': authEpoch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
