@@ -106,7 +106,7 @@ test('an app token rotated by another writer fails on the next request', async (
 test('writes that end no token leave the cache alone', async () => {
   const { token } = await freshToken();
   expect((await ask(token)).status).toBe(200);
-  // A new registrant and a new event organizer touch no watched row.
+  // A new user is an insert: no watched row changes.
   await t.server.stores.users.create({ email: `bystander${n}@example.com`, name: 'Bystander' });
   const again = await statements(async () => expect((await ask(token)).status).toBe(200));
   expect(again.filter((s) => TOKEN_TABLES.test(s))).toEqual([]);

@@ -11,7 +11,7 @@ export function createAccessTokenLookup(identity: { readonly provider: Provider 
     if (!grant || grant.accountId !== accessToken.accountId || grant.clientId !== accessToken.clientId) {
       return undefined;
     }
-    // Seconds since the epoch; a grant without an expiry lives as long as its tokens.
+    // `exp` is in seconds; a grant without one lives as long as its tokens.
     const expiresAt = Math.min(accessToken.exp ?? Infinity, grant.exp ?? Infinity) * 1000;
     return {
       accountId: accessToken.accountId,
