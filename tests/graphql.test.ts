@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { useSeededServer } from './helpers/fixtures.js';
-import { gql, SEED_QUERY } from './helpers/graphql.js';
+import { gql, SEED_QUERY, type GraphQLResult } from './helpers/graphql.js';
 
 const t = useSeededServer();
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -240,5 +241,70 @@ describe('conditional requests', () => {
     });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { errors: unknown[] }).errors).toHaveLength(1);
+  });
+});
+
+describe('automatic persisted queries', () => {
+  // A query of its own, so no other test can have registered its hash first.
+  const query = 'query Persisted($slug: String!) { event(slug: $slug) { name } }';
+  const sha256Hash = createHash('sha256').update(query).digest('hex');
+  const persisted = { persistedQuery: { version: 1, sha256Hash } };
+  const post = (payload: Record<string, unknown>) =>
+    fetch(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
+      body: JSON.stringify(payload),
+    }).then(async (res) => ({
+      status: res.status,
+      cacheControl: res.headers.get('cache-control'),
+      body: (await res.json()) as GraphQLResult['body'],
+    }));
+
+  test('a hash is unknown until sent with its query, then stands for it, by POST and by GET', async () => {
+    const variables = { slug: 'public-meetup' };
+    const unknown = await post({ variables, extensions: persisted });
+    expect(unknown.status).toBe(200);
+    expect(unknown.cacheControl).toBe('max-age=0, private, must-revalidate');
+    expect(unknown.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(unknown.body.data).toBeUndefined();
+
+    const registered = await post({ query, variables, extensions: persisted });
+    expect(registered).toMatchObject({ status: 200, body: { data: { event: { name: 'Public Meetup' } } } });
+    expect(await post({ variables, extensions: persisted })).toEqual(registered);
+
+    const params = new URLSearchParams({ variables: JSON.stringify(variables), extensions: JSON.stringify(persisted) });
+    const get = await fetch(`${t.server.url}/graphql?${params}`, {
+      headers: { Authorization: `Bearer ${t.fx.tokens.organizerUser}`, Accept: 'application/json' },
+    });
+    expect(get.status).toBe(200);
+    expect(await get.json()).toEqual(registered.body);
+  });
+
+  test.each([
+    ['a hash that does not match its query', { version: 1, sha256Hash: '0'.repeat(64) }, /sha does not match/],
+    ['an unknown protocol version', { version: 2, sha256Hash }, /Unsupported persisted query version/],
+  ])('%s is a 400 with its reason and a code', async (_case, persistedQuery, reason) => {
+    const res = await post({ query, variables: { slug: 'public-meetup' }, extensions: { persistedQuery } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      errors: [{ message: expect.stringMatching(reason), extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+
+  test('a persisted query is measured and needs a token like any other', async () => {
+    const variables = { slug: 'public-meetup' };
+    await post({ query, variables, extensions: persisted });
+    const measured = await post({ variables, extensions: { ...persisted, cost: true } });
+    expect(measured.body).toMatchObject({ extensions: { cost: { requested: 1, actual: 1, maximum: 100 } } });
+    const anonymous = await fetch(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ variables, extensions: persisted }),
+    });
+    expect(anonymous.status).toBe(401);
   });
 });

@@ -5,14 +5,22 @@ import type { GraphQLContext } from '../context.js';
 
 const isInternal = (error: GraphQLFormattedError) => error.extensions?.code === 'INTERNAL_SERVER_ERROR';
 
+/** Apollo's own refusals of a request (a persisted query's hash that does not match, say) carry a 4xx but no code. */
+const isCodelessRefusal = (error: unknown): boolean => {
+  const extensions = (error as { extensions?: { code?: unknown; http?: { status?: unknown } } } | null)?.extensions;
+  const status = extensions?.http?.status;
+  return !extensions?.code && typeof status === 'number' && status >= 400 && status < 500;
+};
+
 // Apollo codes outside SPEC §6, as the SPEC code they amount to (a bad operationName fails validation).
 const SPEC_CODES: Record<string, string> = { OPERATION_RESOLUTION_FAILURE: 'GRAPHQL_VALIDATION_FAILED' };
 
 /** Apollo's formatError, applied to every error it sends: an internal one keeps no message, only its path and code. */
-export function formatError(error: GraphQLFormattedError): GraphQLFormattedError {
+export function formatError(error: GraphQLFormattedError, original?: unknown): GraphQLFormattedError {
   const code = String(error.extensions?.code);
   if (SPEC_CODES[code]) return { ...error, extensions: { ...error.extensions, code: SPEC_CODES[code] } };
   if (!isInternal(error)) return error;
+  if (isCodelessRefusal(original)) return { message: error.message, extensions: { code: 'BAD_REQUEST' } };
   return {
     message: 'Internal server error',
     ...(error.path ? { path: error.path } : {}),
@@ -27,6 +35,7 @@ export function errorMaskingPlugin(logger: Logger): ApolloServerPlugin<GraphQLCo
       return {
         async didEncounterErrors({ errors, contextValue }) {
           for (const error of errors) {
+            if (isCodelessRefusal(error)) continue;
             if (!error.extensions?.code || error.extensions.code === 'INTERNAL_SERVER_ERROR') {
               logger.error({ err: error.originalError ?? error, requestId: contextValue.requestId }, 'resolver failed');
             }
