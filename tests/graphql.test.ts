@@ -6,6 +6,19 @@ import { gql, SEED_QUERY, type GraphQLResult } from './helpers/graphql.js';
 const t = useSeededServer();
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
+/** POSTs a request body as it stands, with the organizer's token. */
+const postAsOrganizer = (body: string, headers: Record<string, string> = {}) =>
+  fetch(`${t.server.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+      ...headers,
+    },
+    body,
+  });
+
 describe('the seed query', () => {
   test('works exactly as written and returns exactly {data}', async () => {
     const res = await gql(t.server, t.fx.tokens.organizerUser, SEED_QUERY, { slug: 'public-meetup' });
@@ -171,17 +184,7 @@ describe('viewer', () => {
 
 describe('conditional requests', () => {
   const body = JSON.stringify({ query: SEED_QUERY, variables: { slug: 'public-meetup' } });
-  const post = (headers: Record<string, string> = {}) =>
-    fetch(`${t.server.url}/graphql`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json',
-        ...headers,
-      },
-      body,
-    });
+  const post = (headers: Record<string, string> = {}) => postAsOrganizer(body, headers);
 
   test('every successful response has an ETag that changes with the data', async () => {
     const first = await post();
@@ -250,15 +253,7 @@ describe('automatic persisted queries', () => {
   const sha256Hash = createHash('sha256').update(query).digest('hex');
   const persisted = { persistedQuery: { version: 1, sha256Hash } };
   const post = (payload: Record<string, unknown>) =>
-    fetch(`${t.server.url}/graphql`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json',
-      },
-      body: JSON.stringify(payload),
-    }).then(async (res) => ({
+    postAsOrganizer(JSON.stringify(payload)).then(async (res) => ({
       status: res.status,
       cacheControl: res.headers.get('cache-control'),
       body: (await res.json()) as GraphQLResult['body'],
