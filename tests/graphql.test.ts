@@ -256,6 +256,7 @@ describe('automatic persisted queries', () => {
     postAsOrganizer(JSON.stringify(payload)).then(async (res) => ({
       status: res.status,
       cacheControl: res.headers.get('cache-control'),
+      etag: res.headers.get('etag'),
       body: (await res.json()) as GraphQLResult['body'],
     }));
 
@@ -266,6 +267,11 @@ describe('automatic persisted queries', () => {
     expect(unknown.cacheControl).toBe('max-age=0, private, must-revalidate');
     expect(unknown.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     expect(unknown.body.data).toBeUndefined();
+    // An error answer, so never a 304, even to a client that sends back its ETag.
+    const again = await postAsOrganizer(JSON.stringify({ variables, extensions: persisted }), {
+      'If-None-Match': unknown.etag ?? '*',
+    });
+    expect(again.status).toBe(200);
 
     const registered = await post({ query, variables, extensions: persisted });
     expect(registered).toMatchObject({ status: 200, body: { data: { event: { name: 'Public Meetup' } } } });

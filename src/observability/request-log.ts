@@ -8,7 +8,7 @@ export interface RequestInfo {
   operationName?: string;
   /** GraphQL cost computed before execution. */
   cost?: number;
-  /** A parse, validation or variable error: answered without data, never with 304. */
+  /** An answer without data (a request error): never a 304. */
   requestError?: boolean;
 }
 

@@ -23,7 +23,7 @@ export function mediaTypeStatusPlugin(): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart({ request }) {
       return {
-        async willSendResponse({ response, contextValue }) {
+        async willSendResponse({ response }) {
           if (response.http.status !== 400 || response.body.kind !== 'single') return;
           const { errors, data } = response.body.singleResult;
           const requestError =
@@ -32,8 +32,6 @@ export function mediaTypeStatusPlugin(): ApolloServerPlugin<GraphQLContext> {
             errors.every((e) => REQUEST_ERRORS.has(String(e.extensions?.code)));
           if (!requestError || !answersInLegacyJson(request.http?.headers.get('accept'))) return;
           response.http.status = 200;
-          // A 200 now, but not a successful answer: no conditional 304 for it.
-          contextValue.info.requestError = true;
         },
       };
     },

@@ -8,8 +8,12 @@ export function responseHeadersPlugin(): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
-        async willSendResponse({ response }) {
+        async willSendResponse({ response, contextValue }) {
           response.http.headers.set('cache-control', CACHE_CONTROL);
+          // An answer without data (a request error, an unknown persisted query) is never a 304, even as a 200.
+          if (response.body.kind === 'single' && response.body.singleResult.data === undefined) {
+            contextValue.info.requestError = true;
+          }
         },
       };
     },
