@@ -8,7 +8,7 @@ import { launchBrowser, signInOnPage } from './helpers/browser.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 import { authorizationRequest, discover, type AuthorizationRequest } from './helpers/relying-party.js';
 
-// Flows through the pages oidc-provider renders itself (form_post, the signed-out logout),
+// Flows through the pages oidc-provider renders itself (form_post, the signed-out logout, an account switch),
 // whose inline auto-submit script must run under our CSP.
 
 const PASSWORD = 'correct horse battery staple';
@@ -232,6 +232,38 @@ describe('RP-initiated logout in a real browser', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
     await backAt(page, rp.postLogoutUri);
     expect(new URL(page.url()).searchParams.get('state')).toBe(state);
+    await context.close();
+  });
+});
+
+describe('switching accounts in a real browser', () => {
+  it('signing in as someone else (prompt=login) ends the first session and returns to the app as them', async () => {
+    const { context, violations } = await watchedContext();
+    const first = await authorizationRequest(config, { redirectUri: rp.redirectUri, scope: 'openid' });
+    const page = await context.newPage();
+    await page.goto(first.url.href);
+    await signInOnPage(page, user.email!, PASSWORD);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await backAt(page, rp.redirectUri);
+
+    const other = await newUser();
+    const second = await authorizationRequest(config, {
+      redirectUri: rp.redirectUri,
+      scope: 'openid email',
+      extra: { prompt: 'login' },
+    });
+    await page.goto(second.url.href);
+    await signInOnPage(page, other.email!, PASSWORD);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await backAt(page, rp.redirectUri);
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
+      pkceCodeVerifier: second.codeVerifier,
+      expectedNonce: second.nonce,
+      expectedState: second.state,
+    });
+    const claims = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+    expect(claims.email).toBe(other.email);
+    expect(violations).toEqual([]);
     await context.close();
   });
 });
