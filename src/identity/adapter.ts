@@ -16,8 +16,9 @@ const BEARER_MODELS = new Set([
   'PushedAuthorizationRequest',
 ]);
 
+// Only tokens are filed under their grant: a pending sign-in naming an old grant must outlive that grant's revocation.
 function grantIdOf(model: string, payload: AdapterPayload): string | null {
-  const grantId = model === 'Grant' ? payload.jti : payload.grantId;
+  const grantId = model === 'Grant' ? payload.jti : BEARER_MODELS.has(model) ? payload.grantId : undefined;
   return grantId ? sha256(grantId) : null;
 }
 

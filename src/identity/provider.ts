@@ -7,6 +7,7 @@ import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
 import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
+import { sendProviderPage } from './views/layout.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
 
@@ -37,12 +38,10 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx, form) => {
-          ctx.type = 'html';
-          ctx.body = logoutPage({ form, appName: ctx.oidc.client?.clientName });
+          sendProviderPage(ctx, logoutPage({ form, appName: ctx.oidc.client?.clientName }));
         },
         postLogoutSuccessSource: async (ctx) => {
-          ctx.type = 'html';
-          ctx.body = loggedOutPage({ appName: ctx.oidc.client?.clientName });
+          sendProviderPage(ctx, loggedOutPage({ appName: ctx.oidc.client?.clientName }));
         },
       },
       userinfo: { enabled: true },
@@ -50,10 +49,8 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     routes: { userinfo: USERINFO_PATH },
     // Bad authorization requests get our page, in our style, saying what is wrong.
     renderError: async (ctx, out) => {
-      ctx.type = 'html';
-      ctx.set('Cache-Control', 'no-store');
       const requestId = (ctx.res as { locals?: { requestId?: string } }).locals?.requestId;
-      ctx.body = errorPage({ error: out.error, description: out.error_description, requestId });
+      sendProviderPage(ctx, errorPage({ error: out.error, description: out.error_description, requestId }));
     },
     // The session's grant, else the newest one this user gave this app: consent is remembered across browsers.
     loadExistingGrant: async (ctx) => {

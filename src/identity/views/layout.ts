@@ -1,5 +1,7 @@
 import type { Response } from 'express';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import { html, type SafeHtml } from './html.js';
+import { NO_SCRIPT_POLICY } from './page-headers.js';
 
 export const STYLESHEET_PATH = '/assets/roster.css';
 
@@ -26,9 +28,19 @@ export const csrfField = (token: string): SafeHtml => html`<input type="hidden" 
 export const alert = (message: string | undefined): SafeHtml | string =>
   message ? html`<p class="alert" role="alert">${message}</p>` : '';
 
-/** Sends a rendered page: never cached, since pages carry CSRF tokens and one-time secrets. */
+/** Never cached, since pages carry CSRF tokens and one-time secrets; they run no script. */
+const PAGE_HEADERS = { 'Cache-Control': 'no-store', 'Content-Security-Policy': NO_SCRIPT_POLICY };
+
+/** Sends a rendered page. */
 export function sendPage(res: Response, status: number, body: string): void {
-  res.status(status).set('Cache-Control', 'no-store').type('html').send(body);
+  res.status(status).set(PAGE_HEADERS).type('html').send(body);
+}
+
+/** Sends a rendered page from one of oidc-provider's rendering hooks (a Koa context). */
+export function sendProviderPage(ctx: KoaContextWithOIDC, body: string): void {
+  ctx.set(PAGE_HEADERS);
+  ctx.type = 'html';
+  ctx.body = body;
 }
 
 /** The email and password form of the login page and of the account pages. */
