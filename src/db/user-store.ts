@@ -88,6 +88,18 @@ export class UserStore {
     return (await this.db('users').first('id')) === undefined;
   }
 
+  /**
+   * Sets the user's activation state; the update bumps the auth epoch, so their tokens, and those of
+   * their apps, stop (or work again) from the next request on at every instance.
+   */
+  async setActivationState(id: number, state: ActivationState, now = Date.now()): Promise<UserRow | undefined> {
+    const [row] = await this.db('users')
+      .where({ id })
+      .update({ activation_state: state, updated_at: now })
+      .returning('*');
+    return row ? toUser(row) : undefined;
+  }
+
   async setPasswordHash(id: number, passwordHash: string): Promise<void> {
     await this.db('users').where({ id }).update({ password_hash: passwordHash, updated_at: Date.now() });
   }
