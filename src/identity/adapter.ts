@@ -43,7 +43,8 @@ export function createAdapterClass(stores: Stores) {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') {
-        const app = await stores.apps.findByClientId(id);
+        // A suspended app (owner not active) is no client: no sign-in, token, refresh or revocation.
+        const app = await stores.apps.findActiveByClientId(id);
         return app ? clientMetadata(app) : undefined;
       }
       return this.load('id', sha256(id), id);
