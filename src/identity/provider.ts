@@ -5,6 +5,7 @@ import { constantTimeEqual, sha256 } from '../auth/secrets.js';
 import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
+import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
 import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
 
@@ -64,7 +65,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       const stored = await stores.oidc.latestGrantId(ctx.oidc.session!.accountId!, clientId);
       return stored ? ctx.oidc.provider.Grant.find(stored) : undefined;
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { policy: createInteractionPolicy(), url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     ttl: {
       AccessToken: config.accessTokenTtl,
       AuthorizationCode: 60,
