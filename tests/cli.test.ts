@@ -16,6 +16,7 @@ beforeAll(async () => {
       '20261122010000_rate_limits',
       '20261122020000_accounts',
       '20261122030000_auth_epoch',
+      '20261122040000_sealed_oidc_payloads',
     ],
   });
   db = createDb(database.url);
