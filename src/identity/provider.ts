@@ -7,6 +7,7 @@ import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
 import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
+import { GRANT_TTL_SECONDS } from './lifetimes.js';
 import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
@@ -70,9 +71,9 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       AccessToken: config.accessTokenTtl,
       AuthorizationCode: 60,
       IdToken: 3600,
-      Grant: 14 * 24 * 3600,
+      Grant: GRANT_TTL_SECONDS,
       Interaction: 3600,
-      RefreshToken: 14 * 24 * 3600,
+      RefreshToken: GRANT_TTL_SECONDS,
       Session: 14 * 24 * 3600,
     },
     // Refresh tokens for every app whose grant types list them (no offline_access scope here).
