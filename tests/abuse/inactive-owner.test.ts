@@ -137,6 +137,16 @@ describe.each<ActivationState>(['deactivated', 'pending'])('an organizer set %s'
       });
 
     await setState(world.owner.uid, state);
+    const mint = await cli(server.config.databaseUrl, [
+      'token',
+      'create',
+      '--user',
+      world.guestEmail!,
+      '--client',
+      clientId,
+    ]);
+    expect(mint).toMatchObject({ code: 1, stdout: '' });
+    expect(mint.stderr).toBe(`roster: app ${clientId} is suspended: its owner ${world.owner.uid} is ${state}\n`);
     const page = await authorize();
     expect(page.status).toBe(400);
     expect(await page.text()).toContain('invalid_client');
