@@ -34,12 +34,13 @@ async function statements(fn: () => Promise<unknown>): Promise<string[]> {
 const TOKEN_TABLES = /\b(oidc_payloads|users|client_apps|app_tokens)\b/;
 
 let n = 0;
-/** A fresh user with a fresh app and a user token for it, so each case may end its own. */
+/** A fresh user with a user token for a fresh app of another user, so each case may end its own. */
 async function freshToken(expiresIn?: number) {
   n += 1;
   const user = await t.server.stores.users.create({ email: `cache${n}@example.com`, name: `Cache ${n}` });
+  const owner = await t.server.stores.users.create({ email: `owner${n}@example.com`, name: `Owner ${n}` });
   const { app, appToken } = await t.server.stores.apps.create({
-    ownerId: user.id,
+    ownerId: owner.id,
     name: `Cache app ${n}`,
     redirectUris: ['https://example.com/cb'],
   });
@@ -54,9 +55,14 @@ async function freshToken(expiresIn?: number) {
 
 test('a token is looked up once; later requests only read the auth epoch', async () => {
   const { token, appToken } = await freshToken();
-  for (const bearer of [token, appToken]) {
+  // A user token: its row, its grant, then its user and app (and the app's owner) in one statement;
+  // an app token: its app and the app's owner in one statement.
+  for (const [bearer, lookups] of [
+    [token, 3],
+    [appToken, 1],
+  ] as const) {
     const first = await statements(async () => expect((await ask(bearer)).status).toBe(200));
-    expect(first.filter((s) => TOKEN_TABLES.test(s)).length).toBeGreaterThan(0);
+    expect(first.filter((s) => TOKEN_TABLES.test(s))).toHaveLength(lookups);
     const again = await statements(async () => expect((await ask(bearer)).status).toBe(200));
     expect(again.filter((s) => TOKEN_TABLES.test(s))).toEqual([]);
     expect(again.filter((s) => /\bauth_epoch\b/.test(s))).toHaveLength(1);
@@ -81,6 +87,10 @@ test.each<[string, (f: Fresh) => Promise<unknown>]>([
     'the user deactivated by another writer',
     ({ user }) => other('users').where({ id: user.id }).update({ activation_state: 'deactivated' }),
   ],
+  [
+    "the app's owner set pending by another writer",
+    ({ app }) => other('users').where({ id: app.ownerId }).update({ activation_state: 'pending' }),
+  ],
   ['the app deleted by another writer', ({ app }) => other('client_apps').where({ id: app.id }).delete()],
   [
     'the token row deleted by another writer',
@@ -94,6 +104,16 @@ test.each<[string, (f: Fresh) => Promise<unknown>]>([
   const res = await ask(fresh.token);
   expect(res.status).toBe(401);
   expect(res.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+});
+
+test('a cached app token fails on the next request once its owner is deactivated by another writer', async () => {
+  const { app, appToken } = await freshToken();
+  expect((await ask(appToken)).status).toBe(200);
+  expect((await ask(appToken)).status).toBe(200); // served from the cache
+  await other('users').where({ id: app.ownerId }).update({ activation_state: 'deactivated' });
+  expect((await ask(appToken)).status).toBe(401);
+  await other('users').where({ id: app.ownerId }).update({ activation_state: 'active' });
+  expect((await ask(appToken)).status).toBe(200);
 });
 
 test('an app token rotated by another writer fails on the next request', async () => {

@@ -16,6 +16,7 @@ beforeAll(async () => {
       '20261122010000_rate_limits',
       '20261122020000_accounts',
       '20261122030000_auth_epoch',
+      '20261122040000_sealed_oidc_payloads',
     ],
   });
   db = createDb(database.url);
@@ -110,6 +111,26 @@ describe('user create', () => {
 
   test('a missing required option is a usage error (exit 2)', async () => {
     await expectFailure(['user', 'create', '--email', 'q@example.com', '--json'], /--name/, 2);
+  });
+});
+
+describe('user set-state', () => {
+  test('sets the activation state by email or uid, and back', async () => {
+    const made = await roster('user', 'create', '--email', 'sleepy@example.com', '--name', 'Sleepy', '--json');
+    const uid = String(made.json.uid);
+    const off = await roster('user', 'set-state', '--user', 'Sleepy@Example.com', '--state', 'deactivated', '--json');
+    expect(off.code).toBe(0);
+    expect(off.json).toMatchObject({ uid, activation_state: 'deactivated' });
+    expect((await db('users').where({ uid }).first()).activation_state).toBe('deactivated');
+    const on = await roster('user', 'set-state', '--user', uid, '--state', 'active');
+    expect(on.stdout).toBe(`user ${uid} is active\n`);
+  });
+
+  test.each([
+    [['--user', 'nobody@example.com', '--state', 'active'], /no user with email nobody@example.com/],
+    [['--user', 'sleepy@example.com', '--state', 'asleep'], /activation state must be one of/],
+  ])('rejects %j', async (args, message) => {
+    await expectFailure(['user', 'set-state', ...args, '--json'], message);
   });
 });
 

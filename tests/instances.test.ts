@@ -8,6 +8,7 @@ import { createIdentity } from '../src/identity/provider.js';
 import { KEY_ACTIVATION_DELAY_MS, rotateSigningKey } from '../src/identity/keys.js';
 import { mintAccessToken } from '../src/identity/mint-token.js';
 import { launchBrowser, signInOnPage, startCallback } from './helpers/browser.js';
+import { cli } from './helpers/cli.js';
 import { freshDatabase } from './helpers/harness.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { authorizationRequest, exchangeCode } from './helpers/relying-party.js';
@@ -113,6 +114,42 @@ describe('tokens', () => {
     expect((await viewer(b().url, fresh)).status).toBe(200);
   });
 });
+
+test.each(['deactivated', 'pending'])(
+  "an owner set %s: their user token and their app's token stop at both instances, until reactivated",
+  async (state) => {
+    const email = `suspended-${state}@example.com`;
+    const owner = await stores.users.create({ email, name: 'Suspended Owner' });
+    const made = await stores.apps.create({
+      ownerId: owner.id,
+      name: 'Suspended',
+      redirectUris: ['https://s.example/cb'],
+    });
+    const config = loadConfig({ NODE_ENV: 'test', BASE_URL, DATABASE_URL: database.url }, false);
+    const { provider } = await createIdentity({ config, stores });
+    const user = await mintAccessToken(provider, {
+      accountId: owner.uid,
+      clientId: made.app.clientId,
+      scope: 'openid',
+    });
+    const status = (url: string, token: string) =>
+      fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: '{ viewer { tokenKind } }' }),
+      }).then((res) => res.status);
+    // Each instance caches what it resolved; the owner's budget here is 8 requests.
+    const everywhere = () =>
+      Promise.all([a().url, b().url].flatMap((url) => [user.access_token, made.appToken].map((t) => status(url, t))));
+    const operator = (to: string) => cli(database.url, ['user', 'set-state', '--user', email, '--state', to, '--json']);
+
+    expect(await everywhere()).toEqual([200, 200, 200, 200]);
+    expect((await operator(state)).json).toMatchObject({ activation_state: state });
+    expect(await everywhere()).toEqual([401, 401, 401, 401]);
+    expect((await operator('active')).code).toBe(0);
+    expect(await everywhere()).toEqual([200, 200, 200, 200]);
+  },
+);
 
 test('the rate limit is shared: points spent at one instance are gone at the other', async () => {
   const owner = await stores.users.create({ email: 'budget@example.com', name: 'Budget Owner' });

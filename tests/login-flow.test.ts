@@ -113,8 +113,19 @@ describe('signing in with the authorization code flow, in a real browser', () =>
     const boxes = page.getByRole('checkbox');
     await expect(boxes.count()).resolves.toBe(3);
     await expect(page.getByRole('checkbox', { name: /openid/ }).isDisabled()).resolves.toBe(true);
-    await expect(page.getByRole('checkbox', { name: /email/ }).isChecked()).resolves.toBe(true);
+    await expect(page.getByRole('checkbox', { name: /^Your email address/ }).isChecked()).resolves.toBe(true);
     expect(await page.textContent('main')).toContain('Your name, profile picture and time zone.');
+    // What the token will do at the event API, and for how long, in plain words.
+    const openid = (await page
+      .locator('.scope', { has: page.getByRole('checkbox', { name: /openid/ }) })
+      .textContent())!;
+    expect(openid.replace(/\s+/g, ' ')).toContain(
+      'read Roster as you: all public events, the private events you organize, and who registered for the ' +
+        'events you organize, with their email addresses.',
+    );
+    expect((await page.textContent('form'))!.replace(/\s+/g, ' ')).toContain(
+      'Badge Printer can keep this access for up to 14 days without asking you again',
+    );
     await page.getByRole('checkbox', { name: /profile/ }).uncheck();
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((url) => url.href.startsWith(callback.redirectUri));
@@ -123,6 +134,11 @@ describe('signing in with the authorization code flow, in a real browser', () =>
     expect(tokens.scope).toBe('openid email');
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.refresh_token).toEqual(expect.any(String));
+    // The 14 days the consent page states: the grant's lifetime, which bounds the refresh token's.
+    const { grantId } = (await server.provider.AccessToken.find(tokens.access_token))!;
+    const grant = (await server.provider.Grant.find(grantId!))!;
+    expect(grant.exp! - grant.iat!).toBe(14 * 24 * 3600);
+    expect((await server.provider.RefreshToken.find(tokens.refresh_token!))!.exp).toBeLessThanOrEqual(grant.exp! + 1);
 
     // openid-client validated the ID token (signature from JWKS, iss, aud, nonce, exp).
     const claims = tokens.claims()!;

@@ -55,6 +55,7 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
 
   async function lookup(token: string): Promise<{ viewer: Viewer; expiresAt: number }> {
     if (token.startsWith(APP_TOKEN_PREFIX)) {
+      // Unknown, rotated, or its app suspended (owner inactive): the same 401 for each.
       const app = await stores.apps.findByAppToken(token);
       if (!app) throw invalidToken();
       const viewer: Viewer = { kind: 'app', appId: app.id, clientId: app.clientId, ownerId: app.ownerId, scopes: [] };
@@ -62,7 +63,7 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
     }
     const info = await lookupAccessToken(token);
     if (!info) throw invalidToken();
-    // A token dies with its user's activation and with its app.
+    // A token dies with its user's activation and with its app (deleted, or suspended: owner inactive).
     const subject = await stores.users.withApp(info.accountId, info.clientId);
     if (!subject || subject.activationState !== 'active') throw invalidToken();
     const viewer: Viewer = {

@@ -20,6 +20,10 @@ export function registerToken(program: Command, run: Run): void {
         const user = await requireUser(stores, opts.user);
         if (user.activationState !== 'active') throw new CliError(`user ${user.uid} is ${user.activationState}`);
         const app = await requireApp(stores, opts.client);
+        const owner = await stores.users.findById(app.ownerId);
+        if (owner && owner.activationState !== 'active') {
+          throw new CliError(`app ${app.clientId} is suspended: its owner ${owner.uid} is ${owner.activationState}`);
+        }
         // Loaded here only: the provider is heavy and the other commands do not need it.
         const { createIdentity } = await import('../identity/provider.js');
         const { mintAccessToken } = await import('../identity/mint-token.js');

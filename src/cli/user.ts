@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { hashPassword } from '../auth/secrets.js';
 import type { UserRow } from '../db/types.js';
 import * as v from '../validation.js';
-import { CliError, type Run } from './runtime.js';
+import { CliError, requireUser, type Run } from './runtime.js';
 
 export const userJson = (u: UserRow) => ({
   uid: u.uid,
@@ -60,6 +60,20 @@ export function registerUser(program: Command, run: Run): void {
         if (email && (await stores.users.findByEmail(email))) throw new CliError(`a user with email ${email} exists`);
         const created = await stores.users.create(input);
         return { json: userJson(created), human: `created user ${created.uid} (${created.email ?? 'no email'})` };
+      }),
+    );
+  user
+    .command('set-state')
+    .description("set a user's activation state; inactive users' tokens and apps stop until reactivated")
+    .requiredOption('--user <user>', 'the user (email or uid)')
+    .requiredOption('--state <state>', 'active, pending or deactivated')
+    .option('--json', 'print one JSON object')
+    .action((opts: { json?: boolean; user: string; state: string }) =>
+      run(opts, async ({ stores }) => {
+        const state = v.activationState(opts.state);
+        const found = await requireUser(stores, opts.user);
+        const updated = (await stores.users.setActivationState(found.id, state)) ?? found;
+        return { json: userJson(updated), human: `user ${updated.uid} is ${updated.activationState}` };
       }),
     );
 }

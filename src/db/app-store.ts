@@ -35,11 +35,23 @@ export class AppStore {
     return row ? toClientApp(row) : undefined;
   }
 
-  /** The app an app token belongs to, by the token's hash. */
+  /** The app an app token belongs to, by the token's hash; none while the app is suspended (owner inactive). */
   async findByAppToken(token: string): Promise<ClientAppRow | undefined> {
     const row = await this.db('app_tokens')
       .join('client_apps', 'client_apps.id', 'app_tokens.app_id')
+      .join('users', 'users.id', 'client_apps.owner_id')
       .where('app_tokens.token_hash', sha256(token))
+      .andWhere('users.activation_state', 'active')
+      .first('client_apps.*');
+    return row ? toClientApp(row) : undefined;
+  }
+
+  /** The app as an OAuth client: none while it is suspended, i.e. while its owner is not active. */
+  async findActiveByClientId(clientId: string): Promise<ClientAppRow | undefined> {
+    const row = await this.db('client_apps')
+      .join('users', 'users.id', 'client_apps.owner_id')
+      .where('client_apps.client_id', clientId)
+      .andWhere('users.activation_state', 'active')
       .first('client_apps.*');
     return row ? toClientApp(row) : undefined;
   }

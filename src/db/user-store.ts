@@ -41,11 +41,16 @@ export class UserStore {
     return row ? toUser(row) : undefined;
   }
 
-  /** The user and the app a user token names, in one statement; undefined when either is gone. */
+  /**
+   * The user and the app a user token names, in one statement; undefined when either is gone or the
+   * app is suspended (its owner is not active).
+   */
   async withApp(uid: string, clientId: string): Promise<TokenSubject | undefined> {
     const row = await this.db('users as u')
       .join('client_apps as a', (on) => on.onVal('a.client_id', clientId))
+      .join('users as owner', 'owner.id', 'a.owner_id')
       .where('u.uid', uid)
+      .andWhere('owner.activation_state', 'active')
       .first('u.id as user_id', 'u.activation_state', 'a.id as app_id');
     if (!row) return undefined;
     return {
@@ -86,6 +91,18 @@ export class UserStore {
 
   async isEmpty(): Promise<boolean> {
     return (await this.db('users').first('id')) === undefined;
+  }
+
+  /**
+   * Sets the user's activation state; the update bumps the auth epoch, so their tokens, and those of
+   * their apps, stop (or work again) from the next request on at every instance.
+   */
+  async setActivationState(id: number, state: ActivationState, now = Date.now()): Promise<UserRow | undefined> {
+    const [row] = await this.db('users')
+      .where({ id })
+      .update({ activation_state: state, updated_at: now })
+      .returning('*');
+    return row ? toUser(row) : undefined;
   }
 
   async setPasswordHash(id: number, passwordHash: string): Promise<void> {

@@ -38,12 +38,16 @@ export function accountRouter(deps: Deps): Router {
   const router = express.Router();
   router.use('/account', cookieParser(), express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 20 }));
 
-  const signedIn = async (req: Request): Promise<Signed | undefined> => {
+  const signedIn = async (req: Request, res: Response): Promise<Signed | undefined> => {
     const session = (req.cookies as Record<string, string | undefined>)[cookieName];
     if (!session) return undefined;
     const userId = await stores.accountSessions.userIdFor(session);
     const user = userId === undefined ? undefined : await stores.users.findById(userId);
-    return user && user.activationState === 'active' ? { user, session } : undefined;
+    if (user?.activationState === 'active') return { user, session };
+    // Unknown, expired, or its user may no longer sign in: the session ends here (reactivation does not revive it).
+    await stores.accountSessions.delete(session);
+    res.clearCookie(cookieName, cookieOptions);
+    return undefined;
   };
 
   const loginForm = (req: Request, res: Response, status = 200, error?: string, email?: string) =>
@@ -86,7 +90,7 @@ export function accountRouter(deps: Deps): Router {
 
   /** Signed in and a valid CSRF field, or the answer has been sent already. */
   const guard = async (req: Request, res: Response): Promise<Signed | undefined> => {
-    const who = await signedIn(req);
+    const who = await signedIn(req, res);
     if (!who) {
       loginForm(req, res, 401, 'Your session has ended. Sign in again.');
       return undefined;
@@ -108,7 +112,7 @@ export function accountRouter(deps: Deps): Router {
   };
 
   router.get('/account', async (req: Request, res: Response) => {
-    const who = await signedIn(req);
+    const who = await signedIn(req, res);
     if (!who) return loginForm(req, res);
     const done = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
     await dashboard(req, res, who, { notice: done });

@@ -1,24 +1,21 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { sha256 } from '../auth/secrets.js';
+import { openPayload, sealPayload } from '../db/oidc-payload.js';
 import type { Stores } from '../db/stores.js';
 import { clientMetadata } from './client-metadata.js';
 
-// Models whose id is the bearer value itself: stored without it, so the table holds hashes only.
-const BEARER_MODELS = new Set([
+// Only the grant and its tokens are filed under it: a pending sign-in naming an old grant must outlive that
+// grant's revocation (switching accounts revokes the first account's grant).
+const FILED_UNDER_GRANT = new Set([
   'AccessToken',
   'AuthorizationCode',
   'RefreshToken',
-  'ClientCredentials',
   'DeviceCode',
   'BackchannelAuthenticationRequest',
-  'InitialAccessToken',
-  'RegistrationAccessToken',
-  'PushedAuthorizationRequest',
 ]);
 
-// Only tokens are filed under their grant: a pending sign-in naming an old grant must outlive that grant's revocation.
 function grantIdOf(model: string, payload: AdapterPayload): string | null {
-  const grantId = model === 'Grant' ? payload.jti : BEARER_MODELS.has(model) ? payload.grantId : undefined;
+  const grantId = model === 'Grant' ? payload.jti : FILED_UNDER_GRANT.has(model) ? payload.grantId : undefined;
   return grantId ? sha256(grantId) : null;
 }
 
@@ -28,10 +25,9 @@ export function createAdapterClass(stores: Stores) {
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      const stored: AdapterPayload = { ...payload };
-      if (BEARER_MODELS.has(this.model)) delete stored.jti;
       await stores.oidc.upsert(this.model, sha256(id), {
-        payload: stored as Record<string, unknown>,
+        // Keyed by the id's hash, and without the id (or a cookie) inside: the table holds no secret.
+        payload: sealPayload(this.model, id, payload as Record<string, unknown>),
         // A grant is filed under its own id too, so revoking it removes it with its tokens.
         grantId: grantIdOf(this.model, payload),
         uid: payload.uid ? sha256(payload.uid) : null,
@@ -44,7 +40,8 @@ export function createAdapterClass(stores: Stores) {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === 'Client') {
-        const app = await stores.apps.findByClientId(id);
+        // A suspended app (owner not active) is no client: no sign-in, token, refresh or revocation.
+        const app = await stores.apps.findActiveByClientId(id);
         return app ? clientMetadata(app) : undefined;
       }
       return this.load('id', sha256(id), id);
@@ -73,8 +70,7 @@ export function createAdapterClass(stores: Stores) {
     private async load(column: 'id' | 'uid' | 'user_code', key: string, id?: string) {
       const record = await stores.oidc.find(this.model, column, key);
       if (!record || (record.expiresAt !== null && record.expiresAt <= Date.now())) return undefined;
-      const payload = record.payload as AdapterPayload;
-      if (id !== undefined && BEARER_MODELS.has(this.model)) payload.jti = id;
+      const payload = openPayload(this.model, id, record.payload) as AdapterPayload;
       if (record.consumedAt !== null) payload.consumed = Math.floor(record.consumedAt / 1000);
       return payload;
     }

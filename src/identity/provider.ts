@@ -5,7 +5,9 @@ import { constantTimeEqual, sha256 } from '../auth/secrets.js';
 import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
+import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
+import { GRANT_TTL_SECONDS } from './lifetimes.js';
 import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
 import { sendProviderPage } from './views/layout.js';
 
@@ -61,14 +63,14 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       const stored = await stores.oidc.latestGrantId(ctx.oidc.session!.accountId!, clientId);
       return stored ? ctx.oidc.provider.Grant.find(stored) : undefined;
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { policy: createInteractionPolicy(), url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     ttl: {
       AccessToken: config.accessTokenTtl,
       AuthorizationCode: 60,
       IdToken: 3600,
-      Grant: 14 * 24 * 3600,
+      Grant: GRANT_TTL_SECONDS,
       Interaction: 3600,
-      RefreshToken: 14 * 24 * 3600,
+      RefreshToken: GRANT_TTL_SECONDS,
       Session: 14 * 24 * 3600,
     },
     // Refresh tokens for every app whose grant types list them (no offline_access scope here).

@@ -3,6 +3,7 @@ import * as init from './20261122000000_init.js';
 import * as rateLimits from './20261122010000_rate_limits.js';
 import * as accounts from './20261122020000_accounts.js';
 import * as authEpoch from './20261122030000_auth_epoch.js';
+import * as sealedOidcPayloads from './20261122040000_sealed_oidc_payloads.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '20261122010000_rate_limits': rateLimits,
   '20261122020000_accounts': accounts,
   '20261122030000_auth_epoch': authEpoch,
+  '20261122040000_sealed_oidc_payloads': sealedOidcPayloads,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,9 +1,15 @@
+import { GRANT_TTL_DAYS } from '../lifetimes.js';
 import { alert, csrfField, layout, signInForm } from './layout.js';
 import { html, trusted } from './html.js';
 
-/** What each scope gives the app, in plain words (SPEC §4). */
+/** What each scope gives the app, in plain words (SPEC §3, §4): openid is also what the event API reads as. */
 export const SCOPE_DESCRIPTIONS: Record<string, { title: string; grants: string }> = {
-  openid: { title: 'Sign you in', grants: 'Confirm who you are, with your Roster user id.' },
+  openid: {
+    title: 'Sign you in and read events as you',
+    grants:
+      'Confirm who you are, with your Roster user id, and read Roster as you: all public events, the private ' +
+      'events you organize, and who registered for the events you organize, with their email addresses.',
+  },
   email: { title: 'Your email address', grants: 'Your email address and whether Roster has verified it.' },
   profile: { title: 'Your profile', grants: 'Your name, profile picture and time zone.' },
 };
@@ -46,6 +52,10 @@ export function consentPage(input: { uid: string; appName: string; csrf: string;
           <legend>Allow ${appName} to:</legend>
           ${rows}
         </fieldset>
+        <p>
+          ${appName} can keep this access for up to ${GRANT_TTL_DAYS} days without asking you again: it renews it on its
+          own. You can take it back at any time in your <a href="/account">account settings</a>.
+        </p>
         <div class="actions">
           <button type="submit" name="decision" value="allow">Allow</button>
           <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
