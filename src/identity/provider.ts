@@ -6,6 +6,7 @@ import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
+import { pinToBaseUrl } from './public-origin.js';
 import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
@@ -91,7 +92,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     },
   };
   const provider = new Provider(config.baseUrl, configuration);
-  provider.proxy = config.trustProxy;
+  pinToBaseUrl(provider, config.baseUrl);
   // Client secrets are stored as SHA-256 hashes: compare the hash of what the client sent.
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(constantTimeEqual(this.clientSecret ?? '', sha256(actual)));
