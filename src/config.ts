@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { config as loadDotenv } from 'dotenv';
 
 /** Every setting the service reads, resolved once from the environment. */
@@ -13,8 +14,8 @@ export interface Config {
   logLevel: string;
   /** Lifetime of user access tokens, in seconds. */
   accessTokenTtl: number;
-  /** Behind a load balancer: trust X-Forwarded-Proto/Host/For from it. */
-  trustProxy: boolean;
+  /** Which peers' X-Forwarded-For is believed (Express's `trust proxy`): a hop count, proxy addresses/CIDRs, or none. */
+  trustProxy: TrustProxy;
   /** Points per hour per token owner. */
   rateLimitPoints: number;
   /** Milliseconds a request may take before it is answered with 503. */
@@ -23,7 +24,41 @@ export interface Config {
   keysReloadInterval: number;
 }
 
+export type TrustProxy = false | number | string[];
+
 export class ConfigError extends Error {}
+
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One proxy as Express's `trust proxy` names it: a named range, an address, or an address/prefix. */
+function isProxyAddress(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0 || address.includes('%')) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** TRUST_PROXY: `false`/unset, a hop count, or a comma-separated list of proxies; never "trust every hop". */
+function trustProxy(raw: string | undefined): TrustProxy {
+  const value = (raw ?? '').trim();
+  if (value === '' || /^false$/i.test(value) || value === '0') return false;
+  if (/^true$/i.test(value)) {
+    throw new ConfigError(
+      'TRUST_PROXY=true would let any client pick its own address; give the hop count (e.g. 1) or the proxy addresses/CIDRs',
+    );
+  }
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim());
+  const bad = entries.find((e) => !isProxyAddress(e));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be false, a hop count, or addresses/CIDRs/loopback/linklocal/uniquelocal separated by commas; "${bad}" is none of these`,
+    );
+  }
+  return entries;
+}
 
 function integer(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -65,7 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     production,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, 3600),
-    trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
+    trustProxy: trustProxy(env.TRUST_PROXY),
     rateLimitPoints: integer('RATE_LIMIT_POINTS', env.RATE_LIMIT_POINTS, 5000),
     keysReloadInterval,
     requestTimeoutMs: Math.max(1, integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 10_000)),

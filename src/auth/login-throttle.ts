@@ -6,20 +6,24 @@ import {
 } from 'rate-limiter-flexible';
 import { isSqlite, type Db } from '../db/knex.js';
 
-/** Failed sign-ins allowed per email address and per client IP before sign-in is refused for a while. */
+/** Sign-in attempts allowed per email address and per client IP in a window; successes are given back. */
 export const LOGIN_LIMITS = {
   perAccount: { points: 10, duration: 15 * 60 },
   perIp: { points: 100, duration: 60 * 60 },
 };
 
+/** Less than this left in a window, a give-back could land in the next window as credit: skip it. */
+const GIVE_BACK_MARGIN_MS = 5_000;
+
+/** One reserved attempt: refused (seconds to wait), or allowed, to be settled when the password was right. */
+export type LoginAttempt = { allowed: false; retryAfter: number } | { allowed: true; succeeded(): Promise<void> };
+
 export interface LoginThrottle {
-  /** Seconds until sign-in may be tried again for this email or IP; 0 when it may be tried now. */
-  retryAfter(ip: string, email: string): Promise<number>;
-  failed(ip: string, email: string): Promise<void>;
-  succeeded(email: string): Promise<void>;
+  /** Counts one attempt for this email and this IP before the password is checked; refused when either is spent. */
+  reserve(ip: string, email: string): Promise<LoginAttempt>;
 }
 
-/** Counts failed sign-ins in the database, so every instance refuses alike (rate-limiter-flexible). */
+/** Counts sign-in attempts in the database, atomically, so parallel requests and every instance count alike. */
 export function createLoginThrottle(db: Db, onReject: () => void = () => {}): LoginThrottle {
   const make = (keyPrefix: string, limits: { points: number; duration: number }): RateLimiterAbstract => {
     const options = {
@@ -37,25 +41,41 @@ export function createLoginThrottle(db: Db, onReject: () => void = () => {}): Lo
   // Unknown and known addresses are counted alike: the throttle reveals nothing about which exist.
   const accountKey = (email: string) => email.trim().toLowerCase();
 
-  const wait = (res: RateLimiterRes | null, points: number) =>
-    res && res.consumedPoints >= points ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
+  /** consume() is one atomic upsert: over the limit it rejects with the counter, which we keep as the answer. */
+  const take = (limiter: RateLimiterAbstract, key: string) =>
+    limiter.consume(key).then(
+      (res) => ({ res, over: false }),
+      (err: unknown) => {
+        if (err instanceof RateLimiterRes) return { res: err, over: true };
+        throw err;
+      },
+    );
+
+  /** Gives points back while their window is surely still open (else they would be credit in the next). */
+  const giveBack = async (limiter: RateLimiterAbstract, key: string, points: number, windowEnds: number) => {
+    if (Date.now() < windowEnds - GIVE_BACK_MARGIN_MS) await limiter.reward(key, points);
+  };
 
   return {
-    async retryAfter(ip, email) {
-      const [account, address] = await Promise.all([byAccount.get(accountKey(email)), byIp.get(ip)]);
-      const seconds = Math.max(wait(account, LOGIN_LIMITS.perAccount.points), wait(address, LOGIN_LIMITS.perIp.points));
-      if (seconds > 0) onReject();
-      return seconds;
-    },
-    async failed(ip, email) {
-      const spend = (limiter: RateLimiterAbstract, key: string) =>
-        limiter.consume(key).catch((err: unknown) => {
-          if (!(err instanceof RateLimiterRes)) throw err;
-        });
-      await Promise.all([spend(byAccount, accountKey(email)), spend(byIp, ip)]);
-    },
-    async succeeded(email) {
-      await byAccount.delete(accountKey(email));
+    async reserve(ip, email) {
+      const key = accountKey(email);
+      const startedAt = Date.now();
+      const [account, address] = await Promise.all([take(byAccount, key), take(byIp, ip)]);
+      if (account.over || address.over) {
+        onReject();
+        const waits = [account, address].filter((t) => t.over).map((t) => Math.ceil(t.res.msBeforeNext / 1000));
+        return { allowed: false, retryAfter: Math.max(1, ...waits) };
+      }
+      return {
+        allowed: true,
+        // The account forgives the failures counted up to this attempt (not those reserved since, in
+        // parallel); the address only gets this attempt's own point back, so successes never launder it.
+        succeeded: () =>
+          Promise.all([
+            giveBack(byAccount, key, account.res.consumedPoints, startedAt + account.res.msBeforeNext),
+            giveBack(byIp, ip, 1, startedAt + address.res.msBeforeNext),
+          ]).then(() => undefined),
+      };
     },
   };
 }

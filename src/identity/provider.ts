@@ -8,6 +8,7 @@ import { createFindAccount } from './find-account.js';
 import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
 import { GRANT_TTL_SECONDS } from './lifetimes.js';
+import { pinToBaseUrl } from './public-origin.js';
 import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
 import { sendProviderPage } from './views/layout.js';
 
@@ -90,7 +91,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     },
   };
   const provider = new Provider(config.baseUrl, configuration);
-  provider.proxy = config.trustProxy;
+  pinToBaseUrl(provider, config.baseUrl);
   // Client secrets are stored as SHA-256 hashes: compare the hash of what the client sent.
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(constantTimeEqual(this.clientSecret ?? '', sha256(actual)));

@@ -19,13 +19,14 @@ export async function signIn(
     return { ok: false, status: 400, message: 'Enter your email and your password.' };
   }
   if (email.length > 320 || password.length > 1024) return { ok: false, status: 401, message: WRONG_CREDENTIALS };
-  const retryAfter = await deps.throttle.retryAfter(ip, email);
-  if (retryAfter > 0) {
-    const minutes = Math.ceil(retryAfter / 60);
+  // Counted before the password is checked, so a burst of parallel attempts gets no more than the limit.
+  const attempt = await deps.throttle.reserve(ip, email);
+  if (!attempt.allowed) {
+    const minutes = Math.ceil(attempt.retryAfter / 60);
     return {
       ok: false,
       status: 429,
-      retryAfter,
+      retryAfter: attempt.retryAfter,
       message: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
     };
   }
@@ -33,9 +34,8 @@ export async function signIn(
   // verifyPassword spends the same time for unknown users; inactive users get the same answer as a wrong password.
   const valid = await verifyPassword(password, user?.passwordHash ?? null);
   if (!valid || !user || user.activationState !== 'active') {
-    await deps.throttle.failed(ip, email);
     return { ok: false, status: 401, message: WRONG_CREDENTIALS };
   }
-  await deps.throttle.succeeded(email);
+  await attempt.succeeded();
   return { ok: true, user };
 }
