@@ -4,6 +4,7 @@ import {
   RateLimiterSQLite,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { isIPv6 } from 'node:net';
 import { isSqlite, type Db } from '../db/knex.js';
 
 /** Sign-in attempts allowed per email address and per client IP in a window; successes are given back. */
@@ -21,6 +22,24 @@ export type LoginAttempt = { allowed: false; retryAfter: number } | { allowed: t
 export interface LoginThrottle {
   /** Counts one attempt for this email and this IP before the password is checked; refused when either is spent. */
   reserve(ip: string, email: string): Promise<LoginAttempt>;
+}
+
+/**
+ * The per-address counter's key. An IPv6 client usually holds a whole /64 (SLAAC, privacy addresses),
+ * so it is counted per /64, not per address; IPv4 (also IPv4-mapped IPv6) per address.
+ */
+export function addressKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** Counts sign-in attempts in the database, atomically, so parallel requests and every instance count alike. */
@@ -59,11 +78,12 @@ export function createLoginThrottle(db: Db, onReject: () => void = () => {}): Lo
   return {
     async reserve(ip, email) {
       const key = accountKey(email);
+      const address = addressKey(ip);
       const startedAt = Date.now();
-      const [account, address] = await Promise.all([take(byAccount, key), take(byIp, ip)]);
-      if (account.over || address.over) {
+      const [account, network] = await Promise.all([take(byAccount, key), take(byIp, address)]);
+      if (account.over || network.over) {
         onReject();
-        const waits = [account, address].filter((t) => t.over).map((t) => Math.ceil(t.res.msBeforeNext / 1000));
+        const waits = [account, network].filter((t) => t.over).map((t) => Math.ceil(t.res.msBeforeNext / 1000));
         return { allowed: false, retryAfter: Math.max(1, ...waits) };
       }
       return {
@@ -73,7 +93,7 @@ export function createLoginThrottle(db: Db, onReject: () => void = () => {}): Lo
         succeeded: () =>
           Promise.all([
             giveBack(byAccount, key, account.res.consumedPoints, startedAt + account.res.msBeforeNext),
-            giveBack(byIp, ip, 1, startedAt + address.res.msBeforeNext),
+            giveBack(byIp, address, 1, startedAt + network.res.msBeforeNext),
           ]).then(() => undefined),
       };
     },

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import express from 'express';
 import { hashPassword } from '../../src/auth/secrets.js';
-import { LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
+import { addressKey, LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { accountForm, tally, type SignInForm } from './sign-in-forms.js';
@@ -73,6 +73,32 @@ test('with a list that does not name the peer, X-Forwarded-For is not believed a
     await server.close();
   }
 }, 90_000);
+
+describe('IPv6 clients are counted per /64', () => {
+  test.each([
+    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+    ['2001:0DB8:0001:0002:abcd:ef01:2345:6789', '2001:db8:1:2::/64'],
+    ['2001:db8::9', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['::ffff:192.0.2.7', '192.0.2.7'],
+    ['192.0.2.7', '192.0.2.7'],
+  ])('%s is counted as %s', (ip, key) => {
+    expect(addressKey(ip)).toBe(key);
+  });
+
+  test('a client that spent its budget gets none back from another address in its /64', async () => {
+    const server = await startServer({ TRUST_PROXY: '1', REQUEST_TIMEOUT_MS: '120000' });
+    try {
+      const form = await accountForm(server.url);
+      await exhaust(form, '2001:db8:1:2::1');
+      expect(await probe(form, '2001:db8:1:2:ffff:1:2:3')).toBe(429);
+      expect(await probe(form, '2001:db8:1:3::1')).toBe(401);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
+});
 
 describe('TRUST_PROXY values', () => {
   const load = (value: string) =>
