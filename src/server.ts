@@ -1,8 +1,8 @@
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDb, migrate } from './db/knex.js';
 import { createStores } from './db/stores.js';
+import { createHttpServer } from './http-server.js';
 import { seedOnEmptyDatabase, startupBanner } from './startup.js';
 
 /** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */
@@ -13,8 +13,7 @@ async function main(): Promise<void> {
   const stores = createStores(db);
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, stores);
   const roster = await createApp({ config, db });
-  // Slow senders get 408 (Node's own limits): headers within 10 s, the whole request within 30 s.
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, roster.app);
+  const server = createHttpServer(roster.app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   roster.logger.info({ port: config.port, host: config.host }, 'listening');
   process.stdout.write(await startupBanner(config, stores, roster.provider, seeded));
