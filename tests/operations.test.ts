@@ -77,6 +77,35 @@ test('/metrics counts requests by route, operation and status, and shows the poo
   expect(text).toMatch(/roster_db_pool_connections\{state="used"\} \d+/);
 });
 
+test('label values stay bounded: 1,500 fresh operation names keep /metrics small, the rest count as other', async () => {
+  const before = (await (await fetch(`${server.url}/metrics`)).text()).length;
+  const ask = (i: number) =>
+    fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${fx.tokens.organizerApp}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: `query Fresh${i} { viewer { tokenKind } }` }),
+    }).then((r) => r.status);
+  for (let i = 0; i < 1500; i += 50) {
+    const statuses = await Promise.all(Array.from({ length: 50 }, (_, j) => ask(i + j)));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+  }
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  // At most MAX_OPERATION_LABELS (50) names of series: tens of kB, not megabytes.
+  expect(text.length - before).toBeLessThan(200_000);
+  const named = new Set([...text.matchAll(/roster_http_requests_total\{[^}]*operation="([^"]*)"/g)].map((m) => m[1]));
+  expect(named.size).toBeLessThanOrEqual(50 + 2 + 1); // + '' and 'anonymous', + 'other'
+  const other = /roster_http_requests_total\{route="\/graphql",operation="other",status="200"\} (\d+)/.exec(text);
+  expect(Number(other?.[1])).toBeGreaterThanOrEqual(1500 - 50);
+  // The first names seen keep their own series.
+  expect(text).toMatch(/operation="Fresh0"/);
+}, 120_000);
+
+test("account pages are their own route label, not the provider's", async () => {
+  expect((await fetch(`${server.url}/account`)).status).toBe(200);
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  expect(text).toMatch(/roster_http_requests_total\{route="\/account",operation="",status="200"\} 1/);
+});
+
 describe('DATABASE_POOL_MAX', () => {
   test('sizes the PostgreSQL pool; SQLite keeps its one connection; bad values are refused at start', async () => {
     const sized = await startServer({ DATABASE_POOL_MAX: '3' });
