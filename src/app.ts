@@ -36,6 +36,8 @@ export interface RosterApp {
   stores: Stores;
   provider: Provider;
   logger: Logger;
+  /** From now on /readyz answers 503: the process is shutting down. */
+  notReady(): void;
   close(): Promise<void>;
 }
 
@@ -83,7 +85,12 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  let shuttingDown = false;
   app.get('/readyz', async (_req, res) => {
+    if (shuttingDown) {
+      res.status(503).json({ status: 'shutting down' });
+      return;
+    }
     try {
       await db.raw('select 1');
       res.json({ status: 'ready' });
@@ -126,6 +133,9 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       return identity.provider;
     },
     logger,
+    notReady() {
+      shuttingDown = true;
+    },
     async close() {
       clearInterval(sweeper);
       clearInterval(keyWatcher);

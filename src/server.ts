@@ -3,6 +3,7 @@ import { loadConfig } from './config.js';
 import { createDb, migrate } from './db/knex.js';
 import { createStores } from './db/stores.js';
 import { createHttpServer } from './http-server.js';
+import { stopGracefullyOnSignals } from './shutdown.js';
 import { seedOnEmptyDatabase, startupBanner } from './startup.js';
 
 /** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */
@@ -18,23 +19,17 @@ async function main(): Promise<void> {
   roster.logger.info({ port: config.port, host: config.host }, 'listening');
   process.stdout.write(await startupBanner(config, stores, roster.provider, seeded));
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    roster.logger.info({ signal }, 'shutting down');
-    // Stop accepting, let in-flight requests finish, then close the database; give up after 10 s.
-    setTimeout(() => process.exit(1), 10_000).unref();
-    server.close(async () => {
+  stopGracefullyOnSignals({
+    server,
+    logger: roster.logger,
+    delayMs: config.shutdownDelayMs,
+    notReady: () => roster.notReady(),
+    async release() {
       await roster.close();
       await db.destroy();
-      process.exit(0);
-    });
-    // Keep-alive connections go idle once their last response is sent: close them as they do.
-    setInterval(() => server.closeIdleConnections(), 100).unref();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+    },
+    exit: (code) => process.exit(code),
+  });
 }
 
 main().catch((err: unknown) => {
