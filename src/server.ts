@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await migrate(db);
   const stores = createStores(db);
-  const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, stores);
+  const seeded = config.production ? undefined : await seedOnEmptyDatabase(db);
   const roster = await createApp({ config, db });
   const server = createHttpServer(roster.app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
