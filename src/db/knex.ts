@@ -32,6 +32,28 @@ function reusePreparedStatements(conn: SqliteConnection): void {
   };
 }
 
+interface PgConnection {
+  query(config: unknown, ...rest: unknown[]): unknown;
+}
+
+const NUL = '\u0000';
+
+/**
+ * PostgreSQL text cannot hold U+0000: a query binding it fails. No stored text contains one, so it is sent
+ * as U+FFFD (what a lossy decoder makes of a bad byte): a lookup by such input finds nothing, as on SQLite.
+ */
+function replaceNulInBindings(conn: PgConnection): void {
+  const query = conn.query.bind(conn);
+  conn.query = (config: unknown, ...rest: unknown[]) => {
+    const values = (config as { values?: unknown[] } | null)?.values;
+    if (Array.isArray(values) && values.some((v) => typeof v === 'string' && v.includes(NUL))) {
+      const clean = values.map((v) => (typeof v === 'string' ? v.replaceAll(NUL, '\ufffd') : v));
+      return query({ ...(config as object), values: clean }, ...rest);
+    }
+    return query(config, ...rest);
+  };
+}
+
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` or `postgres://...`. */
 export function createDb(databaseUrl: string, options: { poolMax?: number } = {}): Db {
   if (databaseUrl.startsWith('sqlite:')) {
@@ -60,7 +82,14 @@ export function createDb(databaseUrl: string, options: { poolMax?: number } = {}
   return knexFactory({
     client: 'pg',
     connection: databaseUrl,
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      afterCreate(conn: PgConnection, done: (err: Error | null, conn: unknown) => void) {
+        replaceNulInBindings(conn);
+        done(null, conn);
+      },
+    },
     migrations: { migrationSource },
   });
 }

@@ -186,6 +186,7 @@ describe.each(HOSTILE.map((h) => [h.name, h] as const))('%s', (_name, h) => {
       '/account/apps/not-a-number/token',
       `/account/authorizations/${fx.orgApp.clientId}/revoke`,
       `/account/authorizations/${'x'.repeat(2000)}/revoke`,
+      '/account/authorizations/a%00b/revoke',
       '/account/logout', // last: it may end the session
     ]) {
       expectPageAnswer(`POST ${path.slice(0, 50)}`, await send(`${server.url}${path}`, h, ctx));
@@ -235,14 +236,54 @@ describe('hostile URLs', () => {
   });
 
   test.each([
-    ['/interaction/%ff%fe'],
-    [`/interaction/${'u'.repeat(5000)}`],
-    ['/account?done=%ff'],
-    ['/account?done=a&done=b'],
-    ['/session/end?id_token_hint=%ff&post_logout_redirect_uri=%00'],
-    ['/openid/userinfo?access_token=%ff'],
-  ])('GET %s: never a 5xx', async (path) => {
-    const res = await fetch(`${server.url}${path.slice(0, 200)}`, { redirect: 'manual' });
+    ['/interaction/%ff%fe', '/interaction/%ff%fe'],
+    ['/interaction/ and a 5,000-character uid', `/interaction/${'u'.repeat(5000)}`],
+    ['/account?done=%ff', '/account?done=%ff'],
+    ['/account?done=a&done=b', '/account?done=a&done=b'],
+    [
+      '/session/end?id_token_hint=%ff&post_logout_redirect_uri=%00',
+      '/session/end?id_token_hint=%ff&post_logout_redirect_uri=%00',
+    ],
+    ['/session/end?client_id=a%00b', '/session/end?client_id=a%00b'],
+    ['/openid/userinfo?access_token=%ff', '/openid/userinfo?access_token=%ff'],
+  ])('GET %s: never a 5xx', async (_label, path) => {
+    const res = await fetch(`${server.url}${path}`, { redirect: 'manual' });
     expect(res.status).toBeLessThan(500);
+  });
+});
+
+describe('a NUL in what is looked up (PostgreSQL text cannot hold one)', () => {
+  test('an event slug, a client id, a sign-in email: not found, never a 5xx', async () => {
+    // A token of its own: the sweeps above rotate and revoke the fixtures'.
+    const { appToken } = await server.stores.apps.create({
+      ownerId: fx.organizer.id,
+      name: 'NUL probe',
+      redirectUris: ['https://n.example/cb'],
+    });
+    const gqlRes = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'query($s: String!) { event(slug: $s) { id } }', variables: { s: 'a\u0000b' } }),
+    });
+    expect(await gqlRes.json()).toEqual({ data: { event: null } });
+
+    const token = await fetch(`${server.url}/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&refresh_token=x&client_id=a%00b&client_secret=x',
+    });
+    expect(token.status).toBe(401);
+    expect(((await token.json()) as { error: string }).error).toBe('invalid_client');
+
+    const jar = new Jar();
+    const form = await fetch(`${server.url}/account`);
+    jar.take(form);
+    const login = await fetch(`${server.url}/account/login`, {
+      method: 'POST',
+      headers: { Cookie: jar.header, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrfOf(await form.text()), email: 'org\u0000@example.com', password: 'x' }),
+    });
+    expect(login.status).toBe(401);
+    expect(await login.text()).toContain('The email or password is incorrect.');
   });
 });
