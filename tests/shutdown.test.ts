@@ -139,6 +139,24 @@ test('SIGINT (Ctrl-C) skips the delay', async () => {
   expect(at - signalled).toBeLessThan(3000);
 });
 
+test('a second signal during the delay ends it (SIGTERM, then an impatient Ctrl-C)', async () => {
+  const server = await spawnServer({
+    NODE_ENV: 'production',
+    DATABASE_URL: database.url,
+    SHUTDOWN_DELAY_MS: '5000',
+    LOG_LEVEL: 'info',
+  });
+  const exited = exitOf(server);
+  const signalled = Date.now();
+  server.proc.kill('SIGTERM');
+  while (!server.output().includes('"msg":"shutting down"')) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+  server.proc.kill('SIGINT');
+  const { code, at } = await exited;
+  expect(code).toBe(0);
+  expect(at - signalled).toBeLessThan(3000);
+});
+
 test('SHUTDOWN_DELAY_MS: 3000 by default; not a whole number of milliseconds, or over 10 minutes, is refused at start', () => {
   expect(loadConfig({}, false).shutdownDelayMs).toBe(3000);
   expect(loadConfig({ SHUTDOWN_DELAY_MS: '0' }, false).shutdownDelayMs).toBe(0);
