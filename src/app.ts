@@ -16,7 +16,8 @@ import { accountRouter } from './identity/account.js';
 import { interactionRouter } from './identity/interactions.js';
 import { createLiveIdentity } from './identity/live-identity.js';
 import { pageHeaders } from './identity/views/page-headers.js';
-import { STYLESHEET_PATH } from './identity/views/layout.js';
+import { errorPage } from './identity/views/interaction-pages.js';
+import { STYLESHEET_PATH, sendPage } from './identity/views/layout.js';
 import { STYLESHEET } from './identity/views/stylesheet.js';
 import { userinfoRouter } from './identity/userinfo.js';
 import { createMetrics } from './observability/metrics.js';
@@ -36,6 +37,8 @@ export interface RosterApp {
   stores: Stores;
   provider: Provider;
   logger: Logger;
+  /** From now on /readyz answers 503: the process is shutting down. */
+  notReady(): void;
   close(): Promise<void>;
 }
 
@@ -45,7 +48,9 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const stores = createStores(db);
   const metrics = createMetrics(db);
-  const identity = await createLiveIdentity({ config, stores });
+  const identity = await createLiveIdentity({ config, stores }, (err, requestId) =>
+    logger.error({ err, requestId }, 'provider request failed'),
+  );
   const { pairwiseSalt } = identity;
   const resolver = createBearerResolver(stores, createAccessTokenLookup(identity));
   const limiter = await createRateLimiter(db, config.rateLimitPoints, () =>
@@ -72,9 +77,12 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
 
   app.use(requestLog(logger, metrics));
   app.use(
-    requestTimeout(config.requestTimeoutMs, (path) => {
+    requestTimeout(config.requestTimeoutMs, (req, res) => {
       metrics.rejections.inc({ reason: 'timeout' });
-      logger.warn({ path, timeoutMs: config.requestTimeoutMs }, 'request timed out');
+      logger.warn(
+        { requestId: res.locals.requestId, path: req.path, timeoutMs: config.requestTimeoutMs },
+        'request timed out',
+      );
     }),
   );
   app.get('/metrics', async (_req, res) => {
@@ -83,11 +91,17 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  let shuttingDown = false;
   app.get('/readyz', async (_req, res) => {
+    if (shuttingDown) {
+      res.status(503).json({ status: 'shutting down' });
+      return;
+    }
     try {
       await db.raw('select 1');
       res.json({ status: 'ready' });
-    } catch {
+    } catch (err) {
+      logger.error({ err, requestId: res.locals.requestId }, 'database not reachable');
       res.status(503).json({ status: 'unavailable', error: 'The database is not reachable.' });
     }
   });
@@ -126,6 +140,9 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       return identity.provider;
     },
     logger,
+    notReady() {
+      shuttingDown = true;
+    },
     async close() {
       clearInterval(sweeper);
       clearInterval(keyWatcher);
@@ -141,27 +158,45 @@ interface HttpError extends Error {
   expose?: boolean;
 }
 
-/** Turns body-parser failures into clear 4xx answers and anything else into a 500 with a request id. */
+/** Routes that answer in HTML: their refusals and failures get our error page, not JSON. */
+const PAGE_ROUTES = ['/account', '/interaction'];
+
+/** body-parser's refusals (by its error type), in our words. */
+const BODY_REFUSALS: Record<string, string> = {
+  'entity.too.large': 'The request body is too large.',
+  'entity.parse.failed': 'The request body is not valid JSON.',
+  'parameters.too.many': 'The form has too many fields.',
+  'charset.unsupported': 'The request body must be UTF-8.',
+  'encoding.unsupported': 'The Content-Encoding of the request body is not supported.',
+};
+
+const CODES: Record<number, string> = { 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
+
+/**
+ * Turns a refusal raised on the way in (body parsing, a wrong body type) into a 4xx with a one-line reason
+ * and a code; anything else is a 500 with a request id, logged with its error and stack, never sent.
+ */
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: HttpError, req, res, next) => {
     if (res.locals.timedOut) return; // already answered with 503; the late failure is moot
-    if (res.headersSent) return next(err);
-    const status = err.status ?? err.statusCode ?? 500;
     const requestId = String(res.locals.requestId);
-    if (status >= 400 && status < 500 && err.expose !== false) {
-      const message =
-        err.type === 'entity.too.large'
-          ? 'The request body is too large.'
-          : err.type === 'entity.parse.failed'
-            ? 'The request body is not valid JSON.'
-            : err.message.split('\n')[0];
-      const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST';
-      res.status(status).json({ errors: [{ message, extensions: { code } }] });
-      return;
+    const status = err.status ?? err.statusCode ?? 500;
+    const refused = status >= 400 && status < 500 && err.expose !== false;
+    if (!refused) logger.error({ err, requestId, method: req.method, path: req.path }, 'request failed');
+    if (res.headersSent) return next(err);
+    const answer = refused
+      ? {
+          status,
+          code: CODES[status] ?? 'BAD_REQUEST',
+          message: BODY_REFUSALS[err.type ?? ''] ?? err.message.split('\n')[0]!,
+        }
+      : { status: 500, code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' };
+    if (PAGE_ROUTES.some((p) => req.path === p || req.path.startsWith(`${p}/`))) {
+      const description = refused ? answer.message : undefined;
+      return sendPage(res, answer.status, errorPage({ error: answer.code, description, requestId }));
     }
-    logger.error({ err, requestId, path: req.path }, 'unhandled error');
-    res.status(500).json({
-      errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } }],
+    res.status(answer.status).json({
+      errors: [{ message: answer.message, extensions: { code: answer.code, ...(refused ? {} : { requestId }) } }],
     });
   };
 }

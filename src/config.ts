@@ -22,6 +22,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Seconds between checks for signing keys added or retired by another process. */
   keysReloadInterval: number;
+  /** Milliseconds the server keeps serving after SIGTERM (readiness failing) before it drains and exits. */
+  shutdownDelayMs: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -88,6 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
   if (keysReloadInterval < 1 || keysReloadInterval > 60) {
     throw new ConfigError('KEYS_RELOAD_INTERVAL must be between 1 and 60 seconds');
   }
+  const shutdownDelayMs = integer('SHUTDOWN_DELAY_MS', env.SHUTDOWN_DELAY_MS, 3000);
+  if (shutdownDelayMs > 600_000) throw new ConfigError('SHUTDOWN_DELAY_MS must be at most 600000 (10 minutes)');
   const databasePoolMax = integer('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX, 10);
   if (databasePoolMax < 1) throw new ConfigError('DATABASE_POOL_MAX must be at least 1');
   return {
@@ -104,5 +108,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     rateLimitPoints: integer('RATE_LIMIT_POINTS', env.RATE_LIMIT_POINTS, 5000),
     keysReloadInterval,
     requestTimeoutMs: Math.max(1, integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 10_000)),
+    shutdownDelayMs,
   };
 }

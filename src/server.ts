@@ -1,8 +1,9 @@
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDb, migrate } from './db/knex.js';
 import { createStores } from './db/stores.js';
+import { createHttpServer } from './http-server.js';
+import { stopGracefullyOnSignals } from './shutdown.js';
 import { seedOnEmptyDatabase, startupBanner } from './startup.js';
 
 /** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */
@@ -11,31 +12,24 @@ async function main(): Promise<void> {
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await migrate(db);
   const stores = createStores(db);
-  const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, stores);
+  const seeded = config.production ? undefined : await seedOnEmptyDatabase(db);
   const roster = await createApp({ config, db });
-  // Slow senders get 408 (Node's own limits): headers within 10 s, the whole request within 30 s.
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, roster.app);
+  const server = createHttpServer(roster.app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   roster.logger.info({ port: config.port, host: config.host }, 'listening');
   process.stdout.write(await startupBanner(config, stores, roster.provider, seeded));
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    roster.logger.info({ signal }, 'shutting down');
-    // Stop accepting, let in-flight requests finish, then close the database; give up after 10 s.
-    setTimeout(() => process.exit(1), 10_000).unref();
-    server.close(async () => {
+  stopGracefullyOnSignals({
+    server,
+    logger: roster.logger,
+    delayMs: config.shutdownDelayMs,
+    notReady: () => roster.notReady(),
+    async release() {
       await roster.close();
       await db.destroy();
-      process.exit(0);
-    });
-    // Keep-alive connections go idle once their last response is sent: close them as they do.
-    setInterval(() => server.closeIdleConnections(), 100).unref();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+    },
+    exit: (code) => process.exit(code),
+  });
 }
 
 main().catch((err: unknown) => {

@@ -1,14 +1,18 @@
 import type Provider from 'oidc-provider';
 import type { Config } from './config.js';
-import type { Db } from './db/knex.js';
-import type { Stores } from './db/stores.js';
+import { withLock, type Db } from './db/knex.js';
+import { createStores, type Stores } from './db/stores.js';
 import { mintAccessToken } from './identity/mint-token.js';
 import { DEMO, seedDemo, type DemoSeed } from './seed.js';
 
 /** On an empty database: loads the demo data. Returns what was created, or undefined. */
-export async function seedOnEmptyDatabase(db: Db, stores: Stores): Promise<DemoSeed | undefined> {
-  if (!(await stores.users.isEmpty())) return undefined;
-  return seedDemo(db, stores);
+export async function seedOnEmptyDatabase(db: Db): Promise<DemoSeed | undefined> {
+  // Instances starting together take turns: the first seeds, the others then find users and skip.
+  return withLock(db, 'demo-seed', async (trx) => {
+    const stores = createStores(trx);
+    if (!(await stores.users.isEmpty())) return undefined;
+    return seedDemo(trx, stores);
+  });
 }
 
 const SEED_QUERY =

@@ -32,6 +32,28 @@ function reusePreparedStatements(conn: SqliteConnection): void {
   };
 }
 
+interface PgConnection {
+  query(config: unknown, ...rest: unknown[]): unknown;
+}
+
+const NUL = '\u0000';
+
+/**
+ * PostgreSQL text cannot hold U+0000: a query binding it fails. No stored text contains one, so it is sent
+ * as U+FFFD (what a lossy decoder makes of a bad byte): a lookup by such input finds nothing, as on SQLite.
+ */
+function replaceNulInBindings(conn: PgConnection): void {
+  const query = conn.query.bind(conn);
+  conn.query = (config: unknown, ...rest: unknown[]) => {
+    const values = (config as { values?: unknown[] } | null)?.values;
+    if (Array.isArray(values) && values.some((v) => typeof v === 'string' && v.includes(NUL))) {
+      const clean = values.map((v) => (typeof v === 'string' ? v.replaceAll(NUL, '\ufffd') : v));
+      return query({ ...(config as object), values: clean }, ...rest);
+    }
+    return query(config, ...rest);
+  };
+}
+
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` or `postgres://...`. */
 export function createDb(databaseUrl: string, options: { poolMax?: number } = {}): Db {
   if (databaseUrl.startsWith('sqlite:')) {
@@ -60,7 +82,14 @@ export function createDb(databaseUrl: string, options: { poolMax?: number } = {}
   return knexFactory({
     client: 'pg',
     connection: databaseUrl,
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      afterCreate(conn: PgConnection, done: (err: Error | null, conn: unknown) => void) {
+        replaceNulInBindings(conn);
+        done(null, conn);
+      },
+    },
     migrations: { migrationSource },
   });
 }
@@ -69,8 +98,87 @@ export function isSqlite(db: Db): boolean {
   return db.client.config.client === 'better-sqlite3';
 }
 
-/** Applies pending migrations; returns the names applied. */
+// knex's bookkeeping tables, as knex itself creates them (lib/migrations/migrate/table-creator.js).
+const BOOKKEEPING: [string, (t: Knex.CreateTableBuilder) => void][] = [
+  [
+    'knex_migrations',
+    (t) => {
+      t.increments();
+      t.string('name');
+      t.integer('batch');
+      t.timestamp('migration_time');
+    },
+  ],
+  [
+    'knex_migrations_lock',
+    (t) => {
+      t.increments('index').primary();
+      t.integer('is_locked');
+    },
+  ],
+];
+const ONE_LOCK_ROW =
+  'insert into knex_migrations_lock (is_locked) select 0 where not exists (select 1 from knex_migrations_lock)';
+/** The PostgreSQL advisory lock instances take to create the bookkeeping tables one at a time (any constant). */
+const BOOKKEEPING_LOCK = 7_301_117;
+
+interface SqliteSync {
+  prepare(sql: string): { get(...bindings: unknown[]): unknown; run(...bindings: unknown[]): unknown };
+  transaction(fn: () => void): { immediate(): void };
+}
+
+/**
+ * knex creates its bookkeeping tables check-then-create, so instances migrating an empty database together
+ * collide ("already exists"), or leave two lock rows that no later migration can take (knex#3538).
+ * Created here first, under a database-wide lock; knex's own lock then serializes the migrations.
+ */
+async function createBookkeeping(db: Db): Promise<void> {
+  if (isSqlite(db)) {
+    const conn = (await db.client.acquireConnection()) as SqliteSync;
+    try {
+      // BEGIN IMMEDIATE takes SQLite's one write lock up front (waiting busy_timeout for another instance).
+      conn
+        .transaction(() => {
+          for (const [name, build] of BOOKKEEPING) {
+            if (conn.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(name)) continue;
+            for (const { sql, bindings } of db.schema.createTable(name, build).toSQL()) conn.prepare(sql).run(bindings);
+          }
+          conn.prepare(ONE_LOCK_ROW).run();
+        })
+        .immediate();
+    } finally {
+      await db.client.releaseConnection(conn);
+    }
+    return;
+  }
+  await db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [BOOKKEEPING_LOCK]);
+    for (const [name, build] of BOOKKEEPING) {
+      if (!(await trx.schema.hasTable(name))) await trx.schema.createTable(name, build);
+    }
+    await trx.raw(ONE_LOCK_ROW);
+  });
+}
+
+/** Applies pending migrations; returns the names applied. Safe with other instances migrating at once. */
 export async function migrate(db: Db): Promise<string[]> {
+  await createBookkeeping(db);
+  // In one transaction knex's lock waits for another instance's migrations, then finds them done.
   const [, applied] = (await db.migrate.latest()) as [number, string[]];
   return applied;
+}
+
+/**
+ * Runs `fn` in a transaction holding the named lock, so instances doing the same at once take turns.
+ * The lock is a row: a second insert of it waits on PostgreSQL until the holder commits (the row gone by
+ * then), and on SQLite the insert takes the one write lock. A crash rolls the row back with the rest.
+ */
+export async function withLock<T>(db: Db, name: string, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const row = { name: `lock:${name}` };
+  return db.transaction(async (trx) => {
+    await trx('service_secrets').insert({ ...row, value: '', created_at: Date.now() });
+    const result = await fn(trx);
+    await trx('service_secrets').where(row).delete();
+    return result;
+  });
 }

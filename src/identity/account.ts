@@ -5,6 +5,7 @@ import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { Stores } from '../db/stores.js';
 import type { UserRow } from '../db/types.js';
 import { InvalidInput, redirectUri, text } from '../validation.js';
+import { formBody } from './form-body.js';
 import { signIn } from './sign-in.js';
 import { accountLoginPage, credentialsPage, dashboardPage, type Authorization } from './views/account-pages.js';
 import { errorPage } from './views/interaction-pages.js';
@@ -36,7 +37,7 @@ export function accountRouter(deps: Deps): Router {
   const cookieName = secure ? '__Secure-roster.account' : 'roster.account';
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/account' };
   const router = express.Router();
-  router.use('/account', cookieParser(), express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 20 }));
+  router.use('/account', cookieParser(), formBody('20kb'));
 
   const signedIn = async (req: Request, res: Response): Promise<Signed | undefined> => {
     const session = (req.cookies as Record<string, string | undefined>)[cookieName];

@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider';
 import type { Csrf } from '../auth/csrf.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { Stores } from '../db/stores.js';
+import { formBody } from './form-body.js';
 import { signIn } from './sign-in.js';
 import { consentPage, errorPage, loginPage } from './views/interaction-pages.js';
 import { sendPage } from './views/layout.js';
@@ -25,7 +26,7 @@ export function interactionRouter(deps: Deps): Router {
   const { identity, stores, csrf, throttle } = deps;
   const router = express.Router();
   router.use('/interaction', cookieParser());
-  const form = express.urlencoded({ extended: false, limit: '10kb', parameterLimit: 20 });
+  const form = formBody('10kb');
 
   /** The interaction bound to this browser, or an error page when it is gone or not this browser's. */
   const details = async (req: Request, res: Response): Promise<Details | undefined> => {
@@ -62,7 +63,7 @@ export function interactionRouter(deps: Deps): Router {
       return undefined;
     }
     if (prompt && found.prompt.name !== prompt) {
-      await render(req, res, found, 400);
+      await render(req, res, found, 400, 'That form is not the current step of this sign-in; continue here.');
       return undefined;
     }
     return found;

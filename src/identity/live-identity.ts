@@ -15,8 +15,19 @@ export interface LiveIdentity {
   reload(): Promise<boolean>;
 }
 
-export async function createLiveIdentity(deps: IdentityDeps): Promise<LiveIdentity> {
-  let identity: Identity = await createIdentity(deps);
+/** Called with what made the provider answer 500 (server_error) and the request id. */
+export type OnServerError = (err: unknown, requestId: unknown) => void;
+
+export async function createLiveIdentity(deps: IdentityDeps, onServerError?: OnServerError): Promise<LiveIdentity> {
+  // The provider answers its own 500s; the cause would otherwise go unseen.
+  const build = async () => {
+    const built = await createIdentity(deps);
+    built.provider.on('server_error', (ctx, err) =>
+      onServerError?.(err, (ctx.res as { locals?: { requestId?: string } }).locals?.requestId),
+    );
+    return built;
+  };
+  let identity: Identity = await build();
   let handler = identity.provider.callback();
   return {
     get provider() {
@@ -27,7 +38,7 @@ export async function createLiveIdentity(deps: IdentityDeps): Promise<LiveIdenti
     async reload() {
       const wanted = keySignature(signingOrder(await deps.stores.secrets.signingKeys()).map((k) => k.jwk));
       if (wanted === identity.keySignature) return false;
-      identity = await createIdentity(deps);
+      identity = await build();
       handler = identity.provider.callback();
       return true;
     },

@@ -1,6 +1,23 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/knex.js';
 
+/** Distinct GraphQL operation names one instance keeps as label values; any later name counts as `other`. */
+export const MAX_OPERATION_LABELS = 50;
+
+/**
+ * Clients choose operation names: the first `max` distinct ones become label values, the rest `other`,
+ * so the number of series stays bounded however many names arrive. `always` values never count.
+ */
+export function boundedLabel(max: number, always: readonly string[] = []): (value: string) => string {
+  const kept = new Set<string>(always);
+  return (value) => {
+    if (kept.has(value)) return value;
+    if (kept.size - always.length >= max) return 'other';
+    kept.add(value);
+    return value;
+  };
+}
+
 /** Prometheus metrics of one app instance (its own registry, so tests can run several). */
 export function createMetrics(db: Db) {
   const registry = new Registry();
@@ -37,7 +54,9 @@ export function createMetrics(db: Db) {
       this.set({ state: 'pending' }, pool.numPendingAcquires());
     },
   });
-  return { registry, requests, duration, rejections };
+  // '' is a request that ran no operation; 'anonymous' an operation without a name.
+  const operationLabel = boundedLabel(MAX_OPERATION_LABELS, ['', 'anonymous']);
+  return { registry, requests, duration, rejections, operationLabel };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -14,11 +14,14 @@ export interface RequestInfo {
 
 export const requestInfo = (res: Response): RequestInfo => (res.locals.info ??= {}) as RequestInfo;
 
-/** Where a path belongs, as a bounded metrics label. */
+const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/** Where a path belongs, as a bounded metrics label (never the path itself: ids and garbage stay out). */
 function routeOf(path: string): string {
-  if (path === '/graphql' || path.startsWith('/graphql/')) return '/graphql';
+  if (under(path, '/graphql')) return '/graphql';
   if (['/openid/userinfo', '/healthz', '/readyz', '/metrics'].includes(path)) return path;
-  if (path.startsWith('/interaction/')) return '/interaction';
+  if (under(path, '/interaction')) return '/interaction';
+  if (under(path, '/account')) return '/account';
   return 'oidc';
 }
 
@@ -31,7 +34,11 @@ export function requestLog(logger: Logger, metrics: Metrics) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const viewer = res.locals.viewer as Viewer | undefined;
       const { operationName: operation, cost } = requestInfo(res);
-      const labels = { route: routeOf(path), operation: operation ?? '', status: String(res.statusCode) };
+      const labels = {
+        route: routeOf(path),
+        operation: metrics.operationLabel(operation ?? ''),
+        status: String(res.statusCode),
+      };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, seconds);
       logger.info(

@@ -1,14 +1,14 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /**
  * A request still unanswered after `ms` gets a 503 with a JSON error and Retry-After, instead of
  * hanging; whatever the handler writes later is dropped.
  */
-export function requestTimeout(ms: number, onTimeout: (path: string) => void): RequestHandler {
+export function requestTimeout(ms: number, onTimeout: (req: Request, res: Response) => void): RequestHandler {
   return (req, res, next) => {
     const timer = setTimeout(() => {
       if (res.headersSent) return;
-      onTimeout(req.path);
+      onTimeout(req, res);
       res.locals.timedOut = true;
       res.status(503).set({ 'Retry-After': '1', 'Cache-Control': 'no-store', Connection: 'close' });
       res.json({

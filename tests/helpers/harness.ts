@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import knexFactory from 'knex';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDb, migrate, type Db } from '../../src/db/knex.js';
+import { createHttpServer } from '../../src/http-server.js';
 import type { Stores } from '../../src/db/stores.js';
 
 export interface TestServer {
@@ -51,7 +52,7 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
 /** Starts the real service on an ephemeral port against a fresh database. */
 export async function startServer(env: NodeJS.ProcessEnv = {}, options: { logger?: Logger } = {}): Promise<TestServer> {
   const database = await freshDatabase();
-  const server: Server = createServer();
+  const server: Server = createHttpServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   const url = `http://127.0.0.1:${port}`;

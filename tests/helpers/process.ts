@@ -22,14 +22,18 @@ export interface ServerProcess {
 export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const port = await freePort();
   const proc = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
+    // No SHUTDOWN_DELAY_MS unless a test asks for one: SIGTERM in afterAll stays quick.
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', SHUTDOWN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   proc.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   proc.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i += 1) {
+  let exit: number | null | undefined;
+  proc.once('exit', (code) => (exit = code));
+  for (let i = 0; i < 300; i += 1) {
+    if (exit !== undefined) throw new Error(`the server exited with code ${exit} before it was ready:\n${out}`);
     const ready = await fetch(`${url}/readyz`).then(
       (r) => r.ok,
       () => false,
@@ -38,5 +42,5 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   proc.kill('SIGKILL');
-  throw new Error(`server on port ${port} did not become ready`);
+  throw new Error(`server on port ${port} did not become ready:\n${out}`);
 }

@@ -1,0 +1,65 @@
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+
+/** After the delay, in-flight requests get this long to finish before the process gives up on them. */
+export const DRAIN_LIMIT_MS = 10_000;
+
+export interface Stoppable {
+  server: Server;
+  logger: Logger;
+  /** SHUTDOWN_DELAY_MS: how long to keep serving after SIGTERM, so a balancer can take the instance out. */
+  delayMs: number;
+  /** Readiness fails from now on. */
+  notReady(): void;
+  /** Closes what the app holds (timers, the database) once no request is left. */
+  release(): Promise<void>;
+  exit(code: number): void;
+}
+
+/**
+ * SIGTERM: readiness fails at once; the server keeps accepting and serving for `delayMs`, answering with
+ * `Connection: close`; then it stops accepting, drains in-flight requests and exits 0. SIGINT skips the
+ * delay, and so does a second signal during it.
+ */
+export function stopGracefullyOnSignals(s: Stoppable): void {
+  let stopping = false;
+  let skipDelay = () => {};
+
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return skipDelay();
+    stopping = true;
+    const delayMs = signal === 'SIGINT' ? 0 : s.delayMs;
+    s.logger.info({ signal, delayMs }, 'shutting down');
+    s.notReady();
+    // Clients, balancers included, open a new connection for their next request: to another instance.
+    s.server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delayMs);
+      skipDelay = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+    s.logger.info('draining in-flight requests');
+    setTimeout(() => {
+      s.logger.error({ limitMs: DRAIN_LIMIT_MS }, 'in-flight requests did not finish in time; exiting');
+      s.exit(1);
+    }, DRAIN_LIMIT_MS).unref();
+    const closed = new Promise<void>((resolve) => s.server.close(() => resolve()));
+    // Keep-alive connections go idle once their last response is sent: close them as they do.
+    s.server.closeIdleConnections();
+    setInterval(() => s.server.closeIdleConnections(), 100).unref();
+    await closed;
+    await s.release();
+    s.exit(0);
+  };
+
+  const handle = (signal: NodeJS.Signals) =>
+    stop(signal).catch((err: unknown) => {
+      s.logger.error({ err }, 'shutdown failed');
+      s.exit(1);
+    });
+  process.on('SIGTERM', handle);
+  process.on('SIGINT', handle);
+}

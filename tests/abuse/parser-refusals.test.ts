@@ -1,0 +1,126 @@
+import type { AddressInfo } from 'node:net';
+import { createHttpServer } from '../../src/http-server.js';
+import { startServer, type TestServer } from '../helpers/harness.js';
+import { rawRequest, type RawAnswer } from '../helpers/raw-http.js';
+
+// Requests Node's HTTP parser refuses before the app sees them: each still gets our JSON error shape,
+// the status Node would send, and Connection: close; the server carries on.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.close());
+afterEach(async () => {
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+});
+
+type ErrorBody = { errors: { message: string; extensions: { code: string } }[] };
+
+function expectRefusal(answer: RawAnswer, status: number, code: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(answer.headers.connection).toBe('close');
+  expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+  const body = JSON.parse(answer.body) as ErrorBody;
+  expect(body.errors).toHaveLength(1);
+  expect(body.errors[0]!.extensions).toEqual({ code });
+  expect(body.errors[0]!.message).toMatch(/^[^\n]{10,200}$/);
+  expect(answer.ms).toBeLessThan(5000);
+}
+
+test('headers over 16 kB: 431 HEADERS_TOO_LARGE', async () => {
+  const answer = await rawRequest(server.url, [
+    `GET /graphql HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`,
+  ]);
+  expectRefusal(answer, 431, 'HEADERS_TOO_LARGE');
+  expect(answer.body).toContain('exceed 16 kB');
+});
+
+test('a URL over 16 kB: 431 too (Node counts the request line with the headers; there is no separate 414)', async () => {
+  const answer = await rawRequest(server.url, [`GET /graphql?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`]);
+  expectRefusal(answer, 431, 'HEADERS_TOO_LARGE');
+});
+
+test('headers sent in many small pieces that add up to over 16 kB: 431', async () => {
+  const pieces = Array.from({ length: 40 }, (_, i) => `X-H${i}: ${'b'.repeat(500)}\r\n`);
+  const answer = await rawRequest(server.url, ['GET / HTTP/1.1\r\nHost: x\r\n', ...pieces, '\r\n']);
+  expectRefusal(answer, 431, 'HEADERS_TOO_LARGE');
+});
+
+test.each([
+  ['a request line that is not HTTP', 'HELLO THERE\r\n\r\n'],
+  ['an unknown method', 'FROB / HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ['an HTTP version that does not exist', 'GET / HTTP/7.3\r\nHost: x\r\n\r\n'],
+  ['a header name with a space', 'GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'],
+  ['a control character in a header value', 'GET / HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n'],
+  [
+    'Content-Length twice, differing',
+    'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+  ],
+  [
+    'Content-Length and Transfer-Encoding both',
+    'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+  ],
+  ['a chunk size that is not hex', 'POST /graphql HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+])('%s: 400 BAD_REQUEST', async (_name, request) => {
+  const answer = await rawRequest(server.url, [request]);
+  expectRefusal(answer, 400, 'BAD_REQUEST');
+  expect(answer.body).toMatch(/The request is not valid HTTP/);
+});
+
+test('a bad request after a good one on the same connection: the good one is answered, then the 400', async () => {
+  const answer = await rawRequest(server.url, ['GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 'HELLO THERE\r\n\r\n'], {
+    pauseMs: 200,
+  });
+  expect(answer.status).toBe(200);
+  expect(answer.body).toContain('{"status":"ok"}');
+  expect(answer.body).toContain('HTTP/1.1 400 Bad Request');
+  expect(answer.body).toContain('"code":"BAD_REQUEST"');
+});
+
+test('a client that hangs up halfway through its headers costs nothing', async () => {
+  const { hostname, port } = new URL(server.url);
+  const { connect } = await import('node:net');
+  await new Promise<void>((resolve) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write('GET /graphql HTTP/1.1\r\nHost: x\r\nX-Half: ');
+      setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, 50);
+    });
+  });
+});
+
+describe('slow senders (the same server module, with its timeouts shortened)', () => {
+  let url: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    const slow = createHttpServer((req, res) => req.resume().on('end', () => res.end('ok')), {
+      headersTimeout: 300,
+      requestTimeout: 600,
+      connectionsCheckingInterval: 50,
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    close = () =>
+      new Promise((resolve) => {
+        slow.closeAllConnections();
+        slow.close(() => resolve());
+      });
+  });
+  afterAll(() => close());
+
+  test('headers not finished in time: 408 REQUEST_TOO_SLOW', async () => {
+    const answer = await rawRequest(url, ['GET / HTTP/1.1\r\n', 'Host: x\r\n'], { pauseMs: 2000 });
+    expectRefusal(answer, 408, 'REQUEST_TOO_SLOW');
+    expect(answer.ms).toBeLessThan(1500);
+  });
+
+  test('a body not finished in time: 408 REQUEST_TOO_SLOW', async () => {
+    const answer = await rawRequest(url, ['POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab'], {
+      pauseMs: 2000,
+    });
+    expectRefusal(answer, 408, 'REQUEST_TOO_SLOW');
+  });
+});
