@@ -1,4 +1,5 @@
 import { createDb, type Db } from '../src/db/knex.js';
+import { migrationSource } from '../src/db/migrations/index.js';
 import { DEMO } from '../src/seed.js';
 import { freshDatabase } from './helpers/harness.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
@@ -41,7 +42,8 @@ test.each([1, 2])(
       expect(await count(db, 'events', { slug: DEMO.eventSlug })).toBe(1);
       // One row in knex's migration lock table: with two, no later migration could ever take the lock.
       expect(await count(db, 'knex_migrations_lock', {})).toBe(1);
-      expect(await count(db, 'knex_migrations', {})).toBe(4);
+      // Each migration recorded once.
+      expect(await count(db, 'knex_migrations', {})).toBe((await migrationSource.getMigrations([])).length);
       // Every instance publishes the same signing key.
       const jwks = await Promise.all(servers.map(async (s) => (await fetch(`${s.url}/jwks`)).text()));
       expect(new Set(jwks).size).toBe(1);
