@@ -1,0 +1,167 @@
+import { buildSchema, Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { documentOverLimit, LIMITS, measure } from '../../src/graphql/limits.js';
+import { SCHEMA_SDL } from '../../src/graphql/server.js';
+import { useSeededServer } from '../helpers/fixtures.js';
+import { gql } from '../helpers/graphql.js';
+
+// Documents built to make the pre-execution analysis (and validation after it) do the most work the
+// 5,000-token parser limit allows: each is refused quickly, and the server keeps serving meanwhile.
+const t = useSeededServer();
+const schema = buildSchema(SCHEMA_SDL);
+
+const times = (n: number, item: (i: number) => string) => Array.from({ length: n }, (_, i) => item(i)).join(' ');
+
+/** Fragment i spreads fragment i+1 `fanOut` times: the expanded query grows as fanOut^depth. */
+const fanOutChain = (depth: number, fanOut: number, type: string, leaf: string, root: string) =>
+  `${root} ${times(depth, (i) => `fragment F${i} on ${type} { ${times(fanOut, () => `...F${i + 1}`)} }`)} ` +
+  `fragment F${depth} on ${type} { ${leaf} }`;
+
+const ofTypeChain = (levels: number) => `${'ofType { '.repeat(levels)}name${' }'.repeat(levels)}`;
+
+/** Name, document, and the reason it must be refused for. */
+const WORST_CASES: [string, string, RegExp][] = [
+  [
+    'a fan-out chain of fragments, 2 spreads each',
+    fanOutChain(300, 2, 'Query', 'viewer { tokenKind }', '{ ...F0 }'),
+    /fields/,
+  ],
+  [
+    'a fan-out chain under a connection',
+    fanOutChain(200, 2, 'Registration', 'id', '{ event(slug: "public-meetup") { registrations { nodes { ...F0 } } } }'),
+    /fields/,
+  ],
+  ['a fan-out chain, 8 spreads each', fanOutChain(80, 8, 'Viewer', 'tokenKind', '{ viewer { ...F0 } }'), /fields/],
+  [
+    'one fragment spread over and over',
+    `{ viewer { ${times(2000, () => '...V')} } } fragment V on Viewer { tokenKind }`,
+    /fields/,
+  ],
+  ['wide: one field repeated', `{ viewer { ${'tokenKind '.repeat(4900)} } }`, /fields/],
+  ['deep: introspection nested as far as it goes', `{ __type(name: "Event") { ${ofTypeChain(600)} } }`, /depth/],
+  [
+    'deep: fields and types alternating',
+    `{ __type(name: "Event") { ${'fields { type { '.repeat(150)}name${' } }'.repeat(150)} } }`,
+    /depth/,
+  ],
+  ['many aliases of __typename', `{ ${times(1600, (i) => `a${i}: __typename`)} }`, /aliases/],
+  ['150 aliased __schema selections', `{ ${times(150, (i) => `s${i}: __schema { types { name } }`)} }`, /aliases/],
+  ['many directives on one field', `{ viewer { tokenKind ${'@include(if: true) '.repeat(700)} } }`, /directives/],
+  [
+    'same-named fields with sub-selections (quadratic for OverlappingFieldsCanBeMerged)',
+    `{ ${times(400, () => 'event(slug: "a") { registrations { totalCount } }')} }`,
+    /fields/,
+  ],
+  ['same-named fields with differing arguments', `{ ${times(480, (i) => `event(slug: "${i}") { id }`)} }`, /fields/],
+  [
+    'many fragments spread together, each repeating the same fields',
+    `{ viewer { ${times(60, (i) => `...F${i}`)} } } ` +
+      times(60, (i) => `fragment F${i} on Viewer { ${'tokenKind '.repeat(60)} }`),
+    /fields/,
+  ],
+  [
+    'an unused fragment over the limit',
+    `{ __typename } fragment Unused on Query { viewer { ${'tokenKind '.repeat(600)} } }`,
+    /fields/,
+  ],
+  [
+    'a second operation over the limit, the first one run',
+    `query Small { __typename } query Big { ...F0 } ${fanOutChain(200, 2, 'Query', '__typename', '').trim()}`,
+    /fields/,
+  ],
+];
+
+test.each(WORST_CASES)('%s: within the token limit', (_name, query) => {
+  expect(() => parse(query, { maxTokens: LIMITS.maxTokens })).not.toThrow();
+});
+
+test.each(WORST_CASES)('%s: analysed in linear time, stopping at the first limit', (_name, query, reason) => {
+  const document = parse(query, { maxTokens: LIMITS.maxTokens });
+  const started = performance.now();
+  expect(documentOverLimit(schema, document)).toMatch(reason);
+  // Generous: benchmarks measure speed (well under 5 ms here); a walk exponential in the document takes seconds.
+  expect(performance.now() - started).toBeLessThan(100);
+});
+
+test.each(WORST_CASES)('%s: measure() expands each fragment once', (_name, query) => {
+  const document = parse(query, { maxTokens: LIMITS.maxTokens });
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode;
+  const started = performance.now();
+  const shape = measure(schema, operation, fragments, {});
+  expect(performance.now() - started).toBeLessThan(100);
+  expect(shape.fields).toBeGreaterThan(0);
+});
+
+test('measure() counts a fan-out chain exactly, without walking it', () => {
+  const document = parse(fanOutChain(40, 2, 'Query', 'viewer { tokenKind }', '{ ...F0 }'));
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  const shape = measure(schema, document.definitions[0] as OperationDefinitionNode, fragments, {});
+  expect(shape).toEqual({ depth: 2, aliases: 0, fields: 2 * 2 ** 40, directives: 0, nodes: 0 });
+});
+
+/** Polls /healthz while `work` runs; returns the slowest answer, in ms. */
+async function slowestHealthCheckDuring(work: () => Promise<void>): Promise<number> {
+  let slowest = 0;
+  let done = false;
+  const poll = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const res = await fetch(`${t.server.url}/healthz`);
+      expect(res.status).toBe(200);
+      slowest = Math.max(slowest, performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    done = true;
+    await poll;
+  }
+  return slowest;
+}
+
+test('over HTTP, every worst case is a quick 400 QUERY_TOO_COMPLEX, and /healthz answers meanwhile', async () => {
+  const slowest = await slowestHealthCheckDuring(async () => {
+    for (const [name, query, reason] of WORST_CASES) {
+      const started = performance.now();
+      const res = await fetch(`${t.server.url}/graphql`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${t.fx.tokens.organizerUser}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query, operationName: name.startsWith('a second operation') ? 'Small' : undefined }),
+      });
+      const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
+      expect({ name, status: res.status, code: body.errors[0]!.extensions.code }).toEqual({
+        name,
+        status: 400,
+        code: 'QUERY_TOO_COMPLEX',
+      });
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors[0]!.message).toMatch(reason);
+      expect({ name, quick: performance.now() - started < 1000 }).toEqual({ name, quick: true });
+    }
+  });
+  expect(slowest).toBeLessThan(500);
+});
+
+test('the same worst cases sent all at once: all refused, /healthz still answers', async () => {
+  const slowest = await slowestHealthCheckDuring(async () => {
+    const statuses = await Promise.all(
+      WORST_CASES.map(([, query]) => gql(t.server, t.fx.tokens.organizerApp, query).then((res) => res.status)),
+    );
+    // The second-operation case has no operationName here: refused all the same (its document is over a limit).
+    expect(statuses).toEqual(WORST_CASES.map(() => 400));
+  });
+  expect(slowest).toBeLessThan(1000);
+});
+
+test('a valid query at the limits runs, and the server answers normally afterwards', async () => {
+  const atLimits = `{ viewer { ${'tokenKind '.repeat(LIMITS.maxFields - 1)} } }`;
+  expect((await gql(t.server, t.fx.tokens.organizerUser, atLimits)).body).toEqual({
+    data: { viewer: { tokenKind: 'USER' } },
+  });
+  const aliases = `{ ${times(LIMITS.maxAliases, (i) => `a${i}: __typename`)} }`;
+  expect((await gql(t.server, t.fx.tokens.organizerUser, aliases)).status).toBe(200);
+});
