@@ -114,10 +114,30 @@ describe('shape limits', () => {
     await expectTooComplex(`{ ${aliases} }`, /^Query has more than the maximum of 30 aliases\.$/);
   });
 
-  test('duplicate fields', async () => {
+  test('fields', async () => {
+    const event = `id slug name startsAt endsAt timeZone visibility
+      registrations { totalCount pageInfo { hasNextPage endCursor } nodes { id createdAt registrant { name } } }`;
+    const events = Array.from({ length: 30 }, (_, i) => `e${i}: event(slug: "public-meetup") { ${event} }`);
+    await expectTooComplex(`{ ${events.join(' ')} }`, /^Query selects more than the maximum of 500 fields\.$/);
+  });
+
+  test('a field repeated in one selection set, fragments included', async () => {
     await expectTooComplex(
-      `{ viewer { ${'tokenKind '.repeat(500)} } }`,
-      /^Query selects more than the maximum of 500 fields\.$/,
+      `{ viewer { ${'tokenKind '.repeat(40)} ...V } } fragment V on Viewer { ${'tokenKind '.repeat(11)} }`,
+      /^Query repeats a field more than the maximum of 50 times in one selection set\.$/,
+    );
+    const fifty = await run(
+      `{ viewer { ${'tokenKind '.repeat(40)} ...V } } fragment V on Viewer { ${'tokenKind '.repeat(10)} }`,
+    );
+    expect(fifty.body).toEqual({ data: { viewer: { tokenKind: 'USER' } } });
+  });
+
+  test('fields merged across fragments (what validation compares, bounded before it runs)', async () => {
+    // Each fragment adds a field to everything it spreads: the merged sets grow as the square of the chain.
+    const chain = Array.from({ length: 300 }, (_, i) => `fragment F${i} on Viewer { ...F${i + 1} f${i} }`);
+    await expectTooComplex(
+      `{ viewer { ...F0 } } ${chain.join(' ')} fragment F300 on Viewer { tokenKind }`,
+      /^Query merges more than the maximum of 10000 fields across its fragments\.$/,
     );
   });
 

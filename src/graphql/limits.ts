@@ -25,6 +25,10 @@ export const LIMITS = {
   maxAliases: 30,
   maxFields: 500,
   maxDirectives: 50,
+  /** Selections of one response name in one selection set: validation compares each pair of them. */
+  maxRepeats: 50,
+  /** Response names counted into selection sets, fragments' at every spread: bounds the analysis itself. */
+  maxMerges: 10_000,
   maxCost: 100,
   /** Tokens the parser reads before giving up: bounds the work any query text can cause. */
   maxTokens: 5000,
@@ -67,14 +71,23 @@ class LimitPassed {
   constructor(readonly reason: string) {}
 }
 
+/** A fragment measured at depth 0 and multiplier 1, with the response names it adds where it is spread. */
+interface Measured {
+  shape: QueryShape;
+  names: ReadonlyMap<string, number>;
+}
+
 interface Walk {
   schema: GraphQLSchema;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
   defaults: ReadonlyMap<string, ValueNode>;
-  /** Each fragment's shape at depth 0 and multiplier 1, measured once; `null` while being measured. */
-  measured: Map<string, QueryShape | null>;
+  /** Each fragment, measured once; `null` while being measured. */
+  measured: Map<string, Measured | null>;
+  /** The document check: stops at the first limit passed, and counts response names per selection set. */
   stopAtLimits: boolean;
+  /** Response names counted so far: a fragment's are counted again at each spread. */
+  merges: number;
 }
 
 const emptyShape = (): QueryShape => ({ depth: 0, aliases: 0, fields: 0, directives: 0, nodes: 0 });
@@ -114,33 +127,60 @@ function listSize(
   return parent && introspectionListSizes(walk.schema).get(`${parent.name}.${name}`);
 }
 
-function add(walk: Walk, total: QueryShape, part: Omit<QueryShape, 'nodes'>, depth: number) {
-  total.depth = Math.max(total.depth, depth + part.depth);
-  total.aliases += part.aliases;
-  total.fields += part.fields;
-  total.directives += part.directives;
-  // Every total only grows, so one past a limit now is past it for the whole document: stop here.
+/** Every total only grows, so one past a limit now is past it for the whole document: stop here. */
+function check(walk: Walk, total: QueryShape): void {
   const reason = walk.stopAtLimits ? shapeOverLimit(total) : undefined;
   if (reason) throw new LimitPassed(reason);
 }
 
-/** A fragment's shape, measured once per walk: spreading it again costs one addition, not a second walk. */
-function fragmentShape(walk: Walk, name: string): QueryShape | undefined {
+/** Adds a fragment's shape, spread at `depth`. */
+function add(walk: Walk, total: QueryShape, part: QueryShape, depth: number, multiplier: number) {
+  total.depth = Math.max(total.depth, depth + part.depth);
+  total.aliases += part.aliases;
+  total.fields += part.fields;
+  total.directives += part.directives;
+  total.nodes += multiplier * part.nodes;
+  check(walk, total);
+}
+
+/**
+ * Counts `count` more selections of a response name in a selection set (the document check only):
+ * validation compares every pair of them, and this counting is itself bounded.
+ */
+function addName(walk: Walk, names: Map<string, number>, name: string, count: number): void {
+  if (!walk.stopAtLimits) return;
+  if (++walk.merges > LIMITS.maxMerges) {
+    throw new LimitPassed(`Query merges more than the maximum of ${LIMITS.maxMerges} fields across its fragments.`);
+  }
+  const now = (names.get(name) ?? 0) + count;
+  names.set(name, now);
+  if (now > LIMITS.maxRepeats) {
+    throw new LimitPassed(
+      `Query repeats a field more than the maximum of ${LIMITS.maxRepeats} times in one selection set.`,
+    );
+  }
+}
+
+/** A fragment, measured once per walk: spreading it again costs one addition, not a second walk. */
+function fragmentShape(walk: Walk, name: string): Measured | undefined {
   const known = walk.measured.get(name);
   if (known !== undefined) return known ?? undefined; // null: a cycle, which validation reports
   const fragment = walk.fragments.get(name);
   if (!fragment) return undefined;
   walk.measured.set(name, null);
-  const shape = emptyShape();
-  add(walk, shape, { ...emptyShape(), directives: fragment.directives?.length ?? 0 }, 0);
-  selectionSet(walk, fragment.selectionSet, walk.schema.getType(fragment.typeCondition.name.value), 0, 1, shape);
-  walk.measured.set(name, shape);
-  return shape;
+  const measured = { shape: emptyShape(), names: new Map<string, number>() };
+  measured.shape.directives = fragment.directives?.length ?? 0;
+  check(walk, measured.shape);
+  const type = walk.schema.getType(fragment.typeCondition.name.value);
+  selectionSet(walk, fragment.selectionSet, type, 0, 1, measured.shape, measured.names);
+  walk.measured.set(name, measured);
+  return measured;
 }
 
 /**
  * Adds a selection set's fields to `total`. `depth` is the depth of the field that owns the set;
- * `multiplier` how many times it may be returned.
+ * `multiplier` how many times it may be returned; `names` counts the set's response names, those of
+ * its inline fragments and spread fragments included (validation merges them into one level).
  */
 function selectionSet(
   walk: Walk,
@@ -149,51 +189,58 @@ function selectionSet(
   depth: number,
   multiplier: number,
   total: QueryShape,
+  names: Map<string, number>,
 ): void {
   for (const selection of set.selections) {
-    const directives = selection.directives?.length ?? 0;
+    total.directives += selection.directives?.length ?? 0;
     if (selection.kind === Kind.FRAGMENT_SPREAD) {
       const inner = fragmentShape(walk, selection.name.value);
-      if (inner) total.nodes += multiplier * inner.nodes;
-      add(walk, total, { ...(inner ?? emptyShape()), directives: directives + (inner?.directives ?? 0) }, depth);
+      if (!inner) continue;
+      add(walk, total, inner.shape, depth, multiplier);
+      for (const [name, count] of inner.names) addName(walk, names, name, count);
       continue;
     }
     if (selection.kind === Kind.INLINE_FRAGMENT) {
-      add(walk, total, { ...emptyShape(), directives }, depth);
       const inner = selection.typeCondition ? walk.schema.getType(selection.typeCondition.name.value) : type;
-      selectionSet(walk, selection.selectionSet, inner, depth, multiplier, total);
+      selectionSet(walk, selection.selectionSet, inner, depth, multiplier, total, names);
       continue;
     }
     const name = selection.name.value;
     const field = fieldOf(walk.schema, type, name);
     const fieldType = field ? getNamedType(field.type) : undefined;
-    add(walk, total, { depth: 1, aliases: selection.alias ? 1 : 0, fields: 1, directives }, depth);
+    total.depth = Math.max(total.depth, depth + 1);
+    total.fields += 1;
+    if (selection.alias) total.aliases += 1;
     const first = selection.arguments?.find((a) => a.name.value === 'first')?.value;
     const size = listSize(walk, type, name, fieldType, first);
     if (size !== undefined) total.nodes += multiplier * size;
+    check(walk, total);
+    addName(walk, names, selection.alias?.value ?? name, 1);
     if (selection.selectionSet) {
       const inner = multiplier * Math.max(size ?? 1, 1);
-      selectionSet(walk, selection.selectionSet, fieldType, depth + 1, inner, total);
+      selectionSet(walk, selection.selectionSet, fieldType, depth + 1, inner, total, new Map());
     }
   }
+  check(walk, total); // the directives of an empty inline fragment or an unknown spread
 }
 
 function operationShape(walk: Walk, operation: OperationDefinitionNode): QueryShape {
   const shape = emptyShape();
-  let directives = operation.directives?.length ?? 0;
-  for (const v of operation.variableDefinitions ?? []) directives += v.directives?.length ?? 0;
-  add(walk, shape, { ...emptyShape(), directives }, 0);
+  shape.directives = operation.directives?.length ?? 0;
+  for (const v of operation.variableDefinitions ?? []) shape.directives += v.directives?.length ?? 0;
+  check(walk, shape);
   const root = walk.schema.getRootType(operation.operation) ?? undefined;
   const { selections } = operation.selectionSet;
   // What every schema tool sends is one `__schema` at the root: its lists are free, its fields count.
   const schemaQuery = selections.find((s) => s.kind === Kind.FIELD && s.name.value === '__schema' && !s.alias);
+  const names = new Map<string, number>();
   if (schemaQuery) {
     const free = emptyShape();
-    selectionSet(walk, { kind: Kind.SELECTION_SET, selections: [schemaQuery] }, root, 0, 1, free);
-    add(walk, shape, free, 0);
+    selectionSet(walk, { kind: Kind.SELECTION_SET, selections: [schemaQuery] }, root, 0, 1, free, names);
+    add(walk, shape, { ...free, nodes: 0 }, 0, 1);
   }
   const rest = schemaQuery ? selections.filter((s) => s !== schemaQuery) : selections;
-  selectionSet(walk, { kind: Kind.SELECTION_SET, selections: rest }, root, 0, 1, shape);
+  selectionSet(walk, { kind: Kind.SELECTION_SET, selections: rest }, root, 0, 1, shape, names);
   return shape;
 }
 
@@ -223,19 +270,28 @@ export function measure(
     defaults: defaultsOf(operation),
     measured: new Map(),
     stopAtLimits: false,
+    merges: 0,
   };
   return operationShape(walk, operation);
 }
 
 /**
- * The first shape limit (depth, aliases, fields, directives) any operation or fragment of the
+ * The first shape limit (depth, aliases, fields, directives, repeats, merges) any operation or fragment of the
  * document passes; stops walking the moment one is passed. Needs no validation first: unknown
  * fields, types and fragments count without type information, and a fragment cycle counts once.
  */
 export function documentOverLimit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  const walk: Walk = { schema, fragments, variables: {}, defaults: new Map(), measured: new Map(), stopAtLimits: true };
+  const walk: Walk = {
+    schema,
+    fragments,
+    variables: {},
+    defaults: new Map(),
+    measured: new Map(),
+    stopAtLimits: true,
+    merges: 0,
+  };
   try {
     for (const d of document.definitions) {
       if (d.kind === Kind.OPERATION_DEFINITION) operationShape(walk, d);

@@ -18,55 +18,81 @@ const fanOutChain = (depth: number, fanOut: number, type: string, leaf: string, 
 
 const ofTypeChain = (levels: number) => `${'ofType { '.repeat(levels)}name${' }'.repeat(levels)}`;
 
-/** Name, document, and the reason it must be refused for. */
+const DEPTH = /deeper than the maximum depth/;
+const ALIASES = /more than the maximum of \d+ aliases/;
+const FIELDS = /more than the maximum of \d+ fields\./;
+const DIRECTIVES = /more than the maximum of \d+ directives/;
+const REPEATS = /repeats a field more than the maximum/;
+const MERGES = /merges more than the maximum/;
+
+/** Most fields of an event, its connection included: 18 selections. */
+const EVENT = `id slug name startsAt endsAt timeZone visibility registrations {
+  totalCount pageInfo { hasNextPage endCursor } nodes { id createdAt registrant { name } } }`;
+
+/** Name, document, and the limit it must be refused for. */
 const WORST_CASES: [string, string, RegExp][] = [
   [
     'a fan-out chain of fragments, 2 spreads each',
     fanOutChain(300, 2, 'Query', 'viewer { tokenKind }', '{ ...F0 }'),
-    /fields/,
+    REPEATS,
   ],
   [
     'a fan-out chain under a connection',
     fanOutChain(200, 2, 'Registration', 'id', '{ event(slug: "public-meetup") { registrations { nodes { ...F0 } } } }'),
-    /fields/,
+    REPEATS,
   ],
-  ['a fan-out chain, 8 spreads each', fanOutChain(80, 8, 'Viewer', 'tokenKind', '{ viewer { ...F0 } }'), /fields/],
+  ['a fan-out chain, 8 spreads each', fanOutChain(80, 8, 'Viewer', 'tokenKind', '{ viewer { ...F0 } }'), REPEATS],
   [
     'one fragment spread over and over',
     `{ viewer { ${times(2000, () => '...V')} } } fragment V on Viewer { tokenKind }`,
-    /fields/,
+    REPEATS,
   ],
-  ['wide: one field repeated', `{ viewer { ${'tokenKind '.repeat(4900)} } }`, /fields/],
-  ['deep: introspection nested as far as it goes', `{ __type(name: "Event") { ${ofTypeChain(600)} } }`, /depth/],
+  ['wide: one field repeated', `{ viewer { ${'tokenKind '.repeat(4900)} } }`, REPEATS],
+  [
+    'wide: every field of 30 aliased events',
+    `{ ${times(30, (i) => `e${i}: event(slug: "public-meetup") { ${EVENT} }`)} }`,
+    FIELDS,
+  ],
+  ['deep: introspection nested as far as it goes', `{ __type(name: "Event") { ${ofTypeChain(600)} } }`, DEPTH],
   [
     'deep: fields and types alternating',
     `{ __type(name: "Event") { ${'fields { type { '.repeat(150)}name${' } }'.repeat(150)} } }`,
-    /depth/,
+    DEPTH,
   ],
-  ['many aliases of __typename', `{ ${times(1600, (i) => `a${i}: __typename`)} }`, /aliases/],
-  ['150 aliased __schema selections', `{ ${times(150, (i) => `s${i}: __schema { types { name } }`)} }`, /aliases/],
-  ['many directives on one field', `{ viewer { tokenKind ${'@include(if: true) '.repeat(700)} } }`, /directives/],
+  ['many aliases of __typename', `{ ${times(1600, (i) => `a${i}: __typename`)} }`, ALIASES],
+  ['150 aliased __schema selections', `{ ${times(150, (i) => `s${i}: __schema { types { name } }`)} }`, ALIASES],
+  ['many directives on one field', `{ viewer { tokenKind ${'@include(if: true) '.repeat(700)} } }`, DIRECTIVES],
   [
     'same-named fields with sub-selections (quadratic for OverlappingFieldsCanBeMerged)',
     `{ ${times(400, () => 'event(slug: "a") { registrations { totalCount } }')} }`,
-    /fields/,
+    REPEATS,
   ],
-  ['same-named fields with differing arguments', `{ ${times(480, (i) => `event(slug: "${i}") { id }`)} }`, /fields/],
+  ['same-named fields with differing arguments', `{ ${times(480, (i) => `event(slug: "${i}") { id }`)} }`, REPEATS],
   [
-    'many fragments spread together, each repeating the same fields',
-    `{ viewer { ${times(60, (i) => `...F${i}`)} } } ` +
-      times(60, (i) => `fragment F${i} on Viewer { ${'tokenKind '.repeat(60)} }`),
-    /fields/,
+    'many fragments spread together, each with differing arguments',
+    `{ event(slug: "a") { ${times(150, (i) => `...F${i}`)} } } ` +
+      times(150, (i) => `fragment F${i} on Event { registrations(first: ${i}) { totalCount } }`),
+    REPEATS,
+  ],
+  [
+    'a chain of fragments, each adding one field at the same level',
+    `{ ...F0 } ${times(500, (i) => `fragment F${i} on Query { ...F${i + 1} f${i} }`)} fragment F500 on Query { z }`,
+    MERGES,
+  ],
+  [
+    'one big fragment spread by many operations',
+    `fragment F on Query { ${times(400, (i) => `f${i}`)} } ${times(560, (i) => `query Q${i} { ...F x }`)}`,
+    MERGES,
   ],
   [
     'an unused fragment over the limit',
     `{ __typename } fragment Unused on Query { viewer { ${'tokenKind '.repeat(600)} } }`,
-    /fields/,
+    REPEATS,
   ],
   [
     'a second operation over the limit, the first one run',
     `query Small { __typename } query Big { ...F0 } ${fanOutChain(200, 2, 'Query', '__typename', '').trim()}`,
-    /fields/,
+    REPEATS,
   ],
 ];
 
@@ -127,10 +153,11 @@ test('over HTTP, every worst case is a quick 400 QUERY_TOO_COMPLEX, and /healthz
   const slowest = await slowestHealthCheckDuring(async () => {
     for (const [name, query, reason] of WORST_CASES) {
       const started = performance.now();
+      const operationName = name.startsWith('a second operation') ? 'Small' : name.startsWith('one big') ? 'Q0' : null;
       const res = await fetch(`${t.server.url}/graphql`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${t.fx.tokens.organizerUser}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ query, operationName: name.startsWith('a second operation') ? 'Small' : undefined }),
+        body: JSON.stringify({ query, operationName }),
       });
       const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
       expect({ name, status: res.status, code: body.errors[0]!.extensions.code }).toEqual({
@@ -151,17 +178,26 @@ test('the same worst cases sent all at once: all refused, /healthz still answers
     const statuses = await Promise.all(
       WORST_CASES.map(([, query]) => gql(t.server, t.fx.tokens.organizerApp, query).then((res) => res.status)),
     );
-    // The second-operation case has no operationName here: refused all the same (its document is over a limit).
+    // The multi-operation cases name no operation here: refused all the same (the document is over a limit).
     expect(statuses).toEqual(WORST_CASES.map(() => 400));
   });
   expect(slowest).toBeLessThan(1000);
 });
 
-test('a valid query at the limits runs, and the server answers normally afterwards', async () => {
-  const atLimits = `{ viewer { ${'tokenKind '.repeat(LIMITS.maxFields - 1)} } }`;
-  expect((await gql(t.server, t.fx.tokens.organizerUser, atLimits)).body).toEqual({
-    data: { viewer: { tokenKind: 'USER' } },
-  });
-  const aliases = `{ ${times(LIMITS.maxAliases, (i) => `a${i}: __typename`)} }`;
-  expect((await gql(t.server, t.fx.tokens.organizerUser, aliases)).status).toBe(200);
+test('queries at each limit run, and the server answers normally afterwards', async () => {
+  const run = (query: string) => gql(t.server, t.fx.tokens.organizerUser, query);
+  // 27 events of 18 fields and 14 more: exactly the 500 fields, and 27 of the 30 aliases.
+  const fields = `{ ${times(27, (i) => `e${i}: event(slug: "public-meetup") { ${EVENT} }`)} viewer { ${'tokenKind '.repeat(13)} } }`;
+  const atLimits = [
+    fields,
+    `{ ${times(LIMITS.maxAliases, (i) => `a${i}: __typename`)} }`,
+    `{ viewer { ${'tokenKind '.repeat(LIMITS.maxRepeats - 1)} ...V } } fragment V on Viewer { tokenKind }`,
+    `{ __type(name: "Event") { ${ofTypeChain(LIMITS.maxDepth - 2)} } }`,
+    `{ viewer { ${times(LIMITS.maxDirectives, () => 'tokenKind @include(if: true)')} } }`,
+  ];
+  for (const query of atLimits) {
+    const res = await run(query);
+    expect({ query, status: res.status, errors: res.body.errors }).toEqual({ query, status: 200, errors: undefined });
+  }
+  expect((await run('{ viewer { tokenKind } }')).body).toEqual({ data: { viewer: { tokenKind: 'USER' } } });
 });
