@@ -184,6 +184,27 @@ test('the same worst cases sent all at once: all refused, /healthz still answers
   expect(slowest).toBeLessThan(1000);
 });
 
+test.each([
+  ['lists in an argument', `{ event(slug: ${'['.repeat(2400)}${']'.repeat(2400)}) { id } }`],
+  ['objects in an argument', `{ event(slug: ${'{ a: '.repeat(1600)}1${' }'.repeat(1600)}) { id } }`],
+  ['selections', `{ ${'a { '.repeat(2400)}b${' }'.repeat(2400)} }`],
+])('%s nested past what the parser can recurse: a parse error, quickly', async (_name, query) => {
+  expect(query.length).toBeLessThan(20_000); // well within the token limit: it is the nesting
+  const slowest = await slowestHealthCheckDuring(async () => {
+    const started = performance.now();
+    const res = await gql(t.server, t.fx.tokens.organizerUser, query);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(res.status).toBe(200); // a request error in an application/json answer (GraphQL over HTTP)
+    expect(res.body.errors).toEqual([
+      {
+        message: 'Syntax Error: the document nests too deeply to parse.',
+        extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+      },
+    ]);
+  });
+  expect(slowest).toBeLessThan(500);
+});
+
 test('queries at each limit run, and the server answers normally afterwards', async () => {
   const run = (query: string) => gql(t.server, t.fx.tokens.organizerUser, query);
   // 27 events of 18 fields and 14 more: exactly the 500 fields, and 27 of the 30 aliases.
