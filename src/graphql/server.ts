@@ -57,6 +57,8 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: LIMITS.maxTokens },
     validationRules: [queryLimitsRule],
+    // Each error costs its message (suggestions, conflict reasons) and bytes: 20 say enough.
+    validationOptions: { maxErrors: 20 },
     plugins: [
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginLandingPageLocalDefault({

@@ -205,6 +205,17 @@ test.each([
   expect(slowest).toBeLessThan(500);
 });
 
+test('a document full of validation errors: the first 20 of them, quickly', async () => {
+  const query = `{ ${times(400, (i) => `unknown${i}`)} }`;
+  const started = performance.now();
+  const res = await gql(t.server, t.fx.tokens.organizerUser, query);
+  expect(performance.now() - started).toBeLessThan(1000);
+  expect(res.status).toBe(200);
+  expect(res.body.errors).toHaveLength(21);
+  expect(res.body.errors![0]!.message).toBe('Cannot query field "unknown0" on type "Query".');
+  expect(res.body.errors![20]!.message).toBe('Too many validation errors, error limit reached. Validation aborted.');
+});
+
 test('queries at each limit run, and the server answers normally afterwards', async () => {
   const run = (query: string) => gql(t.server, t.fx.tokens.organizerUser, query);
   // 27 events of 18 fields and 14 more: exactly the 500 fields, and 27 of the 30 aliases.
