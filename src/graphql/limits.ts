@@ -276,9 +276,9 @@ export function measure(
 }
 
 /**
- * The first shape limit (depth, aliases, fields, directives, repeats, merges) any operation or fragment of the
- * document passes; stops walking the moment one is passed. Needs no validation first: unknown
- * fields, types and fragments count without type information, and a fragment cycle counts once.
+ * The first shape limit (depth, aliases, fields, directives, repeats, merges) any operation or
+ * fragment of the document passes; stops walking the moment one is passed. Needs no validation
+ * first: unknown fields, types and fragments count without type information, a fragment cycle once.
  */
 export function documentOverLimit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
   const fragments = new Map<string, FragmentDefinitionNode>();

@@ -8,8 +8,8 @@ const tooComplex = (reason: string, extensions: Record<string, unknown> = {}) =>
   new GraphQLError(reason, { extensions: { code: 'QUERY_TOO_COMPLEX', ...extensions, http: { status: 400 } } });
 
 /**
- * Refuses a document over a shape limit (depth, aliases, fields, directives) before the other
- * validation rules walk it: some of them are quadratic in repeated fields. graphql-js runs all rules
+ * Refuses a document over a shape limit (depth, aliases, fields, directives, repeats, merges) before
+ * the other validation rules walk it: some of them are quadratic in repeated fields. graphql-js runs all rules
  * in one pass; this one acts on entering the root, and returning null there (the visitor's "delete
  * this node") ends the pass for every rule. Apollo hands a plugin the document only after validation.
  */
