@@ -46,37 +46,109 @@ describe('cost', () => {
     expect(res.body.errors![0]!.extensions!.cost).toEqual({ requested: 110, maximum: 100 });
   });
 
-  test('a variable page size counts', async () => {
-    const query = `query($n: Int) { a: event(slug: "public-meetup") { registrations(first: $n) { nodes { id } } }
-      b: event(slug: "public-meetup") { registrations(first: $n) { nodes { id } } } }`;
-    expect((await run(query, { n: 1000 })).status).toBe(200);
+  /** The cost the server asked for, from `extensions.cost`. */
+  async function requestedCost(query: string, variables?: Record<string, unknown>) {
+    const res = await fetch(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.fx.tokens.organizerUser}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query, variables, extensions: { cost: true } }),
+    });
+    const body = (await res.json()) as { extensions?: { cost: { requested: number } }; errors?: unknown[] };
+    expect(body.errors).toBeUndefined();
+    return body.extensions!.cost.requested;
+  }
+
+  const twoPages = (first: string) => `query${first === '$n' ? '($n: Int = 1000)' : ''} {
+    a: event(slug: "public-meetup") { registrations(first: ${first}) { nodes { id } } }
+    b: event(slug: "public-meetup") { ...R } }
+    fragment R on Event { registrations(first: ${first}) { edges { node { id } } } }`;
+
+  test('a variable page size counts, in aliases and fragments alike', async () => {
+    expect(await requestedCost(twoPages('$n'), { n: 700 })).toBe(14);
+    expect(await requestedCost(twoPages('$n'), { n: 50 })).toBe(1);
+  });
+
+  test("a variable's default page size counts when no value is sent", async () => {
+    expect(await requestedCost(twoPages('$n'))).toBe(20);
+    // A null sent replaces the default: the resolver then uses its own default of 100.
+    expect(await requestedCost(twoPages('$n'), { n: null })).toBe(2);
+  });
+
+  test('a literal page size counts', async () => {
+    expect(await requestedCost(twoPages('300'))).toBe(6);
+  });
+
+  test('a default page size over the limit is refused before execution', async () => {
+    const aliases = Array.from({ length: 11 }, (_, i) => `e${i}: event(slug: "public-meetup") { ...R }`).join(' ');
+    const res = await expectTooComplex(
+      `query($n: Int = 1000) { ${aliases} } fragment R on Event { registrations(first: $n) { nodes { id } } }`,
+      /Query cost 110 exceeds the maximum of 100\./,
+    );
+    expect(res.body.errors![0]!.extensions!.cost).toEqual({ requested: 110, maximum: 100 });
   });
 });
 
 describe('shape limits', () => {
-  test('depth (a schema with recursion; this API has none deep enough to reach it)', async () => {
+  test('depth (a schema with recursion: only introspection recurses in this API)', async () => {
     const { buildSchema, parse } = await import('graphql');
-    const { measure, overLimit } = await import('../src/graphql/limits.js');
+    const { documentOverLimit, measure, overLimit } = await import('../src/graphql/limits.js');
     const schema = buildSchema('type Query { node: Node } type Node { child: Node id: ID }');
-    const query = `{ node { ${'child { '.repeat(10)}id${' }'.repeat(10)} } }`;
-    const operation = parse(query).definitions[0] as import('graphql').OperationDefinitionNode;
+    const nested = (levels: number) => parse(`{ node { ${'child { '.repeat(levels)}id${' }'.repeat(levels)} } }`);
+    const operation = nested(15).definitions[0] as import('graphql').OperationDefinitionNode;
     const shape = measure(schema, operation, {}, {});
-    expect(shape.depth).toBe(12);
-    expect(overLimit(shape)).toBe('Query depth 12 exceeds the maximum of 10.');
+    expect(shape.depth).toBe(17);
+    expect(overLimit(shape)).toBe('Query nests deeper than the maximum depth of 15.');
+    expect(documentOverLimit(schema, nested(15))).toBe('Query nests deeper than the maximum depth of 15.');
+    expect(documentOverLimit(schema, nested(13))).toBeUndefined();
+  });
+
+  test('depth, over HTTP: introspection nested past it', async () => {
+    await expectTooComplex(
+      `{ __type(name: "Event") { ${'ofType { '.repeat(15)}name${' }'.repeat(15)} } }`,
+      /^Query nests deeper than the maximum depth of 15\.$/,
+    );
   });
 
   test('aliases', async () => {
     const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: viewer { tokenKind }`).join(' ');
-    await expectTooComplex(`{ ${aliases} }`, /31 aliases; the maximum is 30/);
+    await expectTooComplex(`{ ${aliases} }`, /^Query has more than the maximum of 30 aliases\.$/);
   });
 
-  test('duplicate fields', async () => {
-    await expectTooComplex(`{ viewer { ${'tokenKind '.repeat(501)} } }`, /502 fields; the maximum is 500/);
+  test('fields', async () => {
+    const event = `id slug name startsAt endsAt timeZone visibility
+      registrations { totalCount pageInfo { hasNextPage endCursor } nodes { id createdAt registrant { name } } }`;
+    const events = Array.from({ length: 30 }, (_, i) => `e${i}: event(slug: "public-meetup") { ${event} }`);
+    await expectTooComplex(`{ ${events.join(' ')} }`, /^Query selects more than the maximum of 500 fields\.$/);
+  });
+
+  test('a field repeated in one selection set, fragments included', async () => {
+    await expectTooComplex(
+      `{ viewer { ${'tokenKind '.repeat(40)} ...V } } fragment V on Viewer { ${'tokenKind '.repeat(11)} }`,
+      /^Query repeats a field more than the maximum of 50 times in one selection set\.$/,
+    );
+    const fifty = await run(
+      `{ viewer { ${'tokenKind '.repeat(40)} ...V } } fragment V on Viewer { ${'tokenKind '.repeat(10)} }`,
+    );
+    expect(fifty.body).toEqual({ data: { viewer: { tokenKind: 'USER' } } });
+  });
+
+  test('fields merged across fragments (what validation compares, bounded before it runs)', async () => {
+    // Each fragment adds a field to everything it spreads: the merged sets grow as the square of the chain.
+    const chain = Array.from({ length: 300 }, (_, i) => `fragment F${i} on Viewer { ...F${i + 1} f${i} }`);
+    await expectTooComplex(
+      `{ viewer { ...F0 } } ${chain.join(' ')} fragment F300 on Viewer { tokenKind }`,
+      /^Query merges more than the maximum of 10000 fields across its fragments\.$/,
+    );
   });
 
   test('directive floods', async () => {
     const fields = 'tokenKind @include(if: true) '.repeat(51);
-    await expectTooComplex(`{ viewer { ${fields} } }`, /51 directives; the maximum is 50/);
+    await expectTooComplex(`{ viewer { ${fields} } }`, /^Query uses more than the maximum of 50 directives\.$/);
+  });
+
+  test('directives on the operation and its variables count too', async () => {
+    const variables = Array.from({ length: 51 }, (_, i) => `$v${i}: Int @deprecated`).join(' ');
+    await expectTooComplex(`query(${variables}) { viewer { tokenKind } }`, /50 directives/);
   });
 
   test('a huge document stops at the token limit as a parse error', async () => {
@@ -92,7 +164,7 @@ describe('shape limits', () => {
     expect(res.body.errors![0]!.extensions!.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
-  test('introspection is exempt: the full introspection query works', async () => {
+  test('the full introspection query works (tests/abuse/introspection.test.ts has the rest)', async () => {
     const { getIntrospectionQuery } = await import('graphql');
     const res = await run(getIntrospectionQuery());
     expect(res.status).toBe(200);

@@ -1,24 +1,34 @@
 import {
   getNamedType,
-  getNullableType,
-  GraphQLObjectType,
   isInterfaceType,
   isObjectType,
   Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
+  type DocumentNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import { introspectionListSizes } from './introspection-sizes.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 
 /** Limits checked before execution (README "Errors and limits"). */
 export const LIMITS = {
-  maxDepth: 10,
+  /** The standard introspection query's (`ofType` 9 levels deep); this API's own fields nest 6 deep at most. */
+  maxDepth: 15,
   maxAliases: 30,
   maxFields: 500,
   maxDirectives: 50,
+  /** Selections of one response name in one selection set: validation compares each pair of them. */
+  maxRepeats: 50,
+  /** Response names counted into selection sets, fragments' at every spread: bounds the analysis itself. */
+  maxMerges: 10_000,
   maxCost: 100,
   /** Tokens the parser reads before giving up: bounds the work any query text can cause. */
   maxTokens: 5000,
@@ -29,26 +39,223 @@ export interface QueryShape {
   aliases: number;
   fields: number;
   directives: number;
-  /** Nodes the query may return: connection sizes multiplied down the tree. */
+  /** Nodes the query may return: list sizes (a connection's `first`) multiplied down the tree. */
   nodes: number;
 }
 
 /** GitHub's method: nodes / 100, at least 1. */
 export const costOf = (nodes: number): number => Math.max(1, Math.round(nodes / 100));
 
-function intArgument(value: ValueNode | undefined, variables: Record<string, unknown>): number | undefined {
-  if (!value) return undefined;
-  if (value.kind === Kind.INT) return Number(value.value);
-  if (value.kind === Kind.VARIABLE) {
-    const v = variables[value.name.value];
-    return typeof v === 'number' ? v : undefined;
+/** The first shape limit (all but the cost) the shape passes, as a one-line reason. */
+function shapeOverLimit(shape: QueryShape): string | undefined {
+  if (shape.depth > LIMITS.maxDepth) return `Query nests deeper than the maximum depth of ${LIMITS.maxDepth}.`;
+  if (shape.aliases > LIMITS.maxAliases) return `Query has more than the maximum of ${LIMITS.maxAliases} aliases.`;
+  if (shape.fields > LIMITS.maxFields) return `Query selects more than the maximum of ${LIMITS.maxFields} fields.`;
+  if (shape.directives > LIMITS.maxDirectives) {
+    return `Query uses more than the maximum of ${LIMITS.maxDirectives} directives.`;
   }
   return undefined;
 }
 
+/** The first limit the shape breaks, as a one-line reason; undefined when within every limit. */
+export function overLimit(shape: QueryShape): string | undefined {
+  const reason = shapeOverLimit(shape);
+  if (reason) return reason;
+  const cost = costOf(shape.nodes);
+  if (cost > LIMITS.maxCost) return `Query cost ${cost} exceeds the maximum of ${LIMITS.maxCost}.`;
+  return undefined;
+}
+
+/** Unwinds a walk the moment a running total passes a shape limit. */
+class LimitPassed {
+  constructor(readonly reason: string) {}
+}
+
+/** A fragment measured at depth 0 and multiplier 1, with the response names it adds where it is spread. */
+interface Measured {
+  shape: QueryShape;
+  names: ReadonlyMap<string, number>;
+}
+
+interface Walk {
+  schema: GraphQLSchema;
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+  defaults: ReadonlyMap<string, ValueNode>;
+  /** Each fragment, measured once; `null` while being measured. */
+  measured: Map<string, Measured | null>;
+  /** The document check: stops at the first limit passed, and counts response names per selection set. */
+  stopAtLimits: boolean;
+  /** Response names counted so far: a fragment's are counted again at each spread. */
+  merges: number;
+}
+
+const emptyShape = (): QueryShape => ({ depth: 0, aliases: 0, fields: 0, directives: 0, nodes: 0 });
+
+function intArgument(value: ValueNode | undefined, walk: Walk): number | undefined {
+  if (!value) return undefined;
+  if (value.kind === Kind.INT) return Number(value.value);
+  if (value.kind !== Kind.VARIABLE) return undefined;
+  const name = value.name.value;
+  // A value sent (null included) replaces the variable's default, as graphql-js coerces it.
+  if (Object.hasOwn(walk.variables, name)) {
+    const sent = walk.variables[name];
+    return typeof sent === 'number' ? sent : undefined;
+  }
+  return intArgument(walk.defaults.get(name), walk);
+}
+
+function fieldOf(schema: GraphQLSchema, parent: GraphQLNamedType | undefined, name: string) {
+  if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;
+  if (parent && parent === schema.getQueryType()) {
+    if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
+    if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef;
+  }
+  const fields = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields() : undefined;
+  return fields?.[name] as GraphQLField<unknown, unknown> | undefined;
+}
+
+/** How many items a list field may return: a connection's `first` (default 100), an introspection list's longest. */
+function listSize(
+  walk: Walk,
+  parent: GraphQLNamedType | undefined,
+  name: string,
+  type: GraphQLNamedType | undefined,
+  first: ValueNode | undefined,
+): number | undefined {
+  if (type?.name.endsWith('Connection')) return Math.max(0, intArgument(first, walk) ?? DEFAULT_PAGE_SIZE);
+  return parent && introspectionListSizes(walk.schema).get(`${parent.name}.${name}`);
+}
+
+/** Every total only grows, so one past a limit now is past it for the whole document: stop here. */
+function check(walk: Walk, total: QueryShape): void {
+  const reason = walk.stopAtLimits ? shapeOverLimit(total) : undefined;
+  if (reason) throw new LimitPassed(reason);
+}
+
+/** Adds a fragment's shape, spread at `depth`. */
+function add(walk: Walk, total: QueryShape, part: QueryShape, depth: number, multiplier: number) {
+  total.depth = Math.max(total.depth, depth + part.depth);
+  total.aliases += part.aliases;
+  total.fields += part.fields;
+  total.directives += part.directives;
+  total.nodes += multiplier * part.nodes;
+  check(walk, total);
+}
+
 /**
- * Measures an operation, fragments expanded; introspection fields (`__schema`, `__type`) are free so
- * schema tools always work. A connection's size is its `first` (default 100).
+ * Counts `count` more selections of a response name in a selection set (the document check only):
+ * validation compares every pair of them, and this counting is itself bounded.
+ */
+function addName(walk: Walk, names: Map<string, number>, name: string, count: number): void {
+  if (!walk.stopAtLimits) return;
+  if (++walk.merges > LIMITS.maxMerges) {
+    throw new LimitPassed(`Query merges more than the maximum of ${LIMITS.maxMerges} fields across its fragments.`);
+  }
+  const now = (names.get(name) ?? 0) + count;
+  names.set(name, now);
+  if (now > LIMITS.maxRepeats) {
+    throw new LimitPassed(
+      `Query repeats a field more than the maximum of ${LIMITS.maxRepeats} times in one selection set.`,
+    );
+  }
+}
+
+/** A fragment, measured once per walk: spreading it again costs one addition, not a second walk. */
+function fragmentShape(walk: Walk, name: string): Measured | undefined {
+  const known = walk.measured.get(name);
+  if (known !== undefined) return known ?? undefined; // null: a cycle, which validation reports
+  const fragment = walk.fragments.get(name);
+  if (!fragment) return undefined;
+  walk.measured.set(name, null);
+  const measured = { shape: emptyShape(), names: new Map<string, number>() };
+  measured.shape.directives = fragment.directives?.length ?? 0;
+  check(walk, measured.shape);
+  const type = walk.schema.getType(fragment.typeCondition.name.value);
+  selectionSet(walk, fragment.selectionSet, type, 0, 1, measured.shape, measured.names);
+  walk.measured.set(name, measured);
+  return measured;
+}
+
+/**
+ * Adds a selection set's fields to `total`. `depth` is the depth of the field that owns the set;
+ * `multiplier` how many times it may be returned; `names` counts the set's response names, those of
+ * its inline fragments and spread fragments included (validation merges them into one level).
+ */
+function selectionSet(
+  walk: Walk,
+  set: SelectionSetNode,
+  type: GraphQLNamedType | undefined,
+  depth: number,
+  multiplier: number,
+  total: QueryShape,
+  names: Map<string, number>,
+): void {
+  for (const selection of set.selections) {
+    total.directives += selection.directives?.length ?? 0;
+    if (selection.kind === Kind.FRAGMENT_SPREAD) {
+      const inner = fragmentShape(walk, selection.name.value);
+      if (!inner) continue;
+      add(walk, total, inner.shape, depth, multiplier);
+      for (const [name, count] of inner.names) addName(walk, names, name, count);
+      continue;
+    }
+    if (selection.kind === Kind.INLINE_FRAGMENT) {
+      const inner = selection.typeCondition ? walk.schema.getType(selection.typeCondition.name.value) : type;
+      selectionSet(walk, selection.selectionSet, inner, depth, multiplier, total, names);
+      continue;
+    }
+    const name = selection.name.value;
+    const field = fieldOf(walk.schema, type, name);
+    const fieldType = field ? getNamedType(field.type) : undefined;
+    total.depth = Math.max(total.depth, depth + 1);
+    total.fields += 1;
+    if (selection.alias) total.aliases += 1;
+    const first = selection.arguments?.find((a) => a.name.value === 'first')?.value;
+    const size = listSize(walk, type, name, fieldType, first);
+    if (size !== undefined) total.nodes += multiplier * size;
+    check(walk, total);
+    addName(walk, names, selection.alias?.value ?? name, 1);
+    if (selection.selectionSet) {
+      const inner = multiplier * Math.max(size ?? 1, 1);
+      selectionSet(walk, selection.selectionSet, fieldType, depth + 1, inner, total, new Map());
+    }
+  }
+  check(walk, total); // the directives of an empty inline fragment or an unknown spread
+}
+
+function operationShape(walk: Walk, operation: OperationDefinitionNode): QueryShape {
+  const shape = emptyShape();
+  shape.directives = operation.directives?.length ?? 0;
+  for (const v of operation.variableDefinitions ?? []) shape.directives += v.directives?.length ?? 0;
+  check(walk, shape);
+  const root = walk.schema.getRootType(operation.operation) ?? undefined;
+  const { selections } = operation.selectionSet;
+  // What every schema tool sends is one `__schema` at the root: its lists are free, its fields count.
+  const schemaQuery = selections.find((s) => s.kind === Kind.FIELD && s.name.value === '__schema' && !s.alias);
+  const names = new Map<string, number>();
+  if (schemaQuery) {
+    const free = emptyShape();
+    selectionSet(walk, { kind: Kind.SELECTION_SET, selections: [schemaQuery] }, root, 0, 1, free, names);
+    add(walk, shape, { ...free, nodes: 0 }, 0, 1);
+  }
+  const rest = schemaQuery ? selections.filter((s) => s !== schemaQuery) : selections;
+  selectionSet(walk, { kind: Kind.SELECTION_SET, selections: rest }, root, 0, 1, shape, names);
+  return shape;
+}
+
+const defaultsOf = (operation: OperationDefinitionNode) =>
+  new Map(
+    (operation.variableDefinitions ?? []).flatMap((v) =>
+      v.defaultValue ? [[v.variable.name.value, v.defaultValue] as const] : [],
+    ),
+  );
+
+/**
+ * Measures an operation, each fragment once however often it is spread, so the work is linear in
+ * the document. Introspection fields count like any other. A list's size is a connection's `first`
+ * (its variable's value, else the variable's default, else 100) or an introspection list's longest;
+ * the lists of the operation's one unaliased root `__schema` (the standard introspection query) are free.
  */
 export function measure(
   schema: GraphQLSchema,
@@ -56,70 +263,44 @@ export function measure(
   fragments: Record<string, FragmentDefinitionNode>,
   variables: Record<string, unknown>,
 ): QueryShape {
-  const shape: QueryShape = { depth: 0, aliases: 0, fields: 0, directives: 0, nodes: 0 };
-  const root = schema.getRootType(operation.operation);
-  const walk = (
-    set: SelectionSetNode,
-    type: GraphQLObjectType | undefined,
-    depth: number,
-    multiplier: number,
-    seen: Set<string>,
-  ) => {
-    for (const selection of set.selections) {
-      shape.directives += selection.directives?.length ?? 0;
-      if (selection.kind === Kind.FRAGMENT_SPREAD) {
-        const fragment = fragments[selection.name.value];
-        // Validation rejects cycles; `seen` only keeps this walk finite before that.
-        if (!fragment || seen.has(fragment.name.value)) continue;
-        const inner = schema.getType(fragment.typeCondition.name.value);
-        walk(
-          fragment.selectionSet,
-          isObjectType(inner) ? inner : type,
-          depth,
-          multiplier,
-          new Set(seen).add(fragment.name.value),
-        );
-        continue;
-      }
-      if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const inner = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
-        walk(selection.selectionSet, isObjectType(inner) ? inner : type, depth, multiplier, seen);
-        continue;
-      }
-      if (selection.name.value.startsWith('__')) continue;
-      shape.fields += 1;
-      if (selection.alias) shape.aliases += 1;
-      shape.depth = Math.max(shape.depth, depth + 1);
-      const field = type?.getFields()[selection.name.value];
-      const fieldType = field ? getNamedType(getNullableType(field.type)) : undefined;
-      let childMultiplier = multiplier;
-      if (fieldType && fieldType.name.endsWith('Connection')) {
-        const first = selection.arguments?.find((a) => a.name.value === 'first');
-        const size = Math.max(0, intArgument(first?.value, variables) ?? DEFAULT_PAGE_SIZE);
-        shape.nodes += multiplier * size;
-        childMultiplier = multiplier * Math.max(size, 1);
-      }
-      if (selection.selectionSet) {
-        const next = fieldType && (isObjectType(fieldType) || isInterfaceType(fieldType)) ? fieldType : undefined;
-        walk(selection.selectionSet, next as GraphQLObjectType | undefined, depth + 1, childMultiplier, seen);
-      }
-    }
+  const walk: Walk = {
+    schema,
+    fragments: new Map(Object.entries(fragments)),
+    variables,
+    defaults: defaultsOf(operation),
+    measured: new Map(),
+    stopAtLimits: false,
+    merges: 0,
   };
-  if (root) walk(operation.selectionSet, root, 0, 1, new Set());
-  return shape;
+  return operationShape(walk, operation);
 }
 
-/** The first limit the shape breaks, as a one-line reason; undefined when within every limit. */
-export function overLimit(shape: QueryShape): string | undefined {
-  if (shape.depth > LIMITS.maxDepth) return `Query depth ${shape.depth} exceeds the maximum of ${LIMITS.maxDepth}.`;
-  if (shape.aliases > LIMITS.maxAliases)
-    return `Query has ${shape.aliases} aliases; the maximum is ${LIMITS.maxAliases}.`;
-  if (shape.fields > LIMITS.maxFields)
-    return `Query selects ${shape.fields} fields; the maximum is ${LIMITS.maxFields}.`;
-  if (shape.directives > LIMITS.maxDirectives) {
-    return `Query uses ${shape.directives} directives; the maximum is ${LIMITS.maxDirectives}.`;
+/**
+ * The first shape limit (depth, aliases, fields, directives, repeats, merges) any operation or
+ * fragment of the document passes; stops walking the moment one is passed. Needs no validation
+ * first: unknown fields, types and fragments count without type information, a fragment cycle once.
+ */
+export function documentOverLimit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const walk: Walk = {
+    schema,
+    fragments,
+    variables: {},
+    defaults: new Map(),
+    measured: new Map(),
+    stopAtLimits: true,
+    merges: 0,
+  };
+  try {
+    for (const d of document.definitions) {
+      if (d.kind === Kind.OPERATION_DEFINITION) operationShape(walk, d);
+      // An unused fragment is not part of any operation, but validation still walks it.
+      if (d.kind === Kind.FRAGMENT_DEFINITION) fragmentShape(walk, d.name.value);
+    }
+  } catch (err) {
+    if (err instanceof LimitPassed) return err.reason;
+    throw err;
   }
-  const cost = costOf(shape.nodes);
-  if (cost > LIMITS.maxCost) return `Query cost ${cost} exceeds the maximum of ${LIMITS.maxCost}.`;
   return undefined;
 }

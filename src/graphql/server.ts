@@ -20,7 +20,7 @@ import { jitGateway } from './jit-executor.js';
 import { LIMITS } from './limits.js';
 import { mediaTypeStatusPlugin } from './plugins/media-type-status.js';
 import { operationNamePlugin } from './plugins/operation-name.js';
-import { queryLimitsPlugin } from './plugins/query-limits.js';
+import { queryLimitsPlugin, queryLimitsRule } from './plugins/query-limits.js';
 import { readOnlyPlugin } from './plugins/read-only.js';
 import { CACHE_CONTROL, responseHeadersPlugin } from './plugins/response-headers.js';
 import { resolvers } from './resolvers/index.js';
@@ -56,6 +56,9 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     // server.ts owns SIGTERM/SIGINT: Apollo's own handlers would stop it under our graceful shutdown.
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: LIMITS.maxTokens },
+    validationRules: [queryLimitsRule],
+    // Each error costs its message (suggestions, conflict reasons) and bytes: 20 say enough.
+    validationOptions: { maxErrors: 20 },
     plugins: [
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginLandingPageLocalDefault({

@@ -15,9 +15,26 @@ const isCodelessRefusal = (error: unknown): boolean => {
 // Apollo codes outside SPEC §6, as the SPEC code they amount to (a bad operationName fails validation).
 const SPEC_CODES: Record<string, string> = { OPERATION_RESOLUTION_FAILURE: 'GRAPHQL_VALIDATION_FAILED' };
 
+/** The code our own validation rule gave its error, which Apollo's wrapper replaced with GRAPHQL_VALIDATION_FAILED. */
+const ruleCode = (original: unknown): unknown =>
+  (original as { originalError?: { extensions?: { code?: unknown } } } | null)?.originalError?.extensions?.code;
+
+/** graphql-js parses recursively: brackets nested ~1,500 deep (within the token limit) overflow the stack. */
+function overflowedStack(original: unknown): boolean {
+  for (let cause = original; cause; cause = (cause as { originalError?: unknown }).originalError) {
+    if (cause instanceof RangeError) return true;
+  }
+  return false;
+}
+
 /** Apollo's formatError, applied to every error it sends: an internal one keeps no message, only its path and code. */
 export function formatError(error: GraphQLFormattedError, original?: unknown): GraphQLFormattedError {
   const code = String(error.extensions?.code);
+  const own = code === 'GRAPHQL_VALIDATION_FAILED' ? ruleCode(original) : undefined;
+  if (typeof own === 'string') return { ...error, extensions: { ...error.extensions, code: own } };
+  if (code === 'GRAPHQL_PARSE_FAILED' && overflowedStack(original)) {
+    return { message: 'Syntax Error: the document nests too deeply to parse.', extensions: { code } };
+  }
   if (SPEC_CODES[code]) return { ...error, extensions: { ...error.extensions, code: SPEC_CODES[code] } };
   if (!isInternal(error)) return error;
   if (isCodelessRefusal(original)) return { message: error.message, extensions: { code: 'BAD_REQUEST' } };

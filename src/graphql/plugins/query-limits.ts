@@ -1,14 +1,34 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, Kind, type FragmentDefinitionNode } from 'graphql';
+import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type ValidationContext } from 'graphql';
 import { RateLimited, rateLimitHeaders, type RateLimiter } from '../../auth/rate-limit.js';
 import type { GraphQLContext } from '../context.js';
-import { costOf, LIMITS, measure, overLimit } from '../limits.js';
+import { costOf, documentOverLimit, LIMITS, measure, overLimit } from '../limits.js';
+
+const tooComplex = (reason: string, extensions: Record<string, unknown> = {}) =>
+  new GraphQLError(reason, { extensions: { code: 'QUERY_TOO_COMPLEX', ...extensions, http: { status: 400 } } });
 
 /**
- * Measures each operation after validation and before execution; one over any limit is rejected
- * whole. Then spends its cost from the owner's hourly budget (429 when spent). A request with
- * `"extensions": {"cost": true}` gets `extensions.cost` in its response. One plugin, because the
- * order matters: limits, then cost, then the budget.
+ * Refuses a document over a shape limit (depth, aliases, fields, directives, repeats, merges) before
+ * the other validation rules walk it: some of them are quadratic in repeated fields. graphql-js runs all rules
+ * in one pass; this one acts on entering the root, and returning null there (the visitor's "delete
+ * this node") ends the pass for every rule. Apollo hands a plugin the document only after validation.
+ */
+export function queryLimitsRule(context: ValidationContext): ASTVisitor {
+  return {
+    Document(document) {
+      const reason = documentOverLimit(context.getSchema(), document);
+      if (!reason) return undefined;
+      context.reportError(tooComplex(reason));
+      return null;
+    },
+  };
+}
+
+/**
+ * Prices each operation after validation (page sizes come from its variables) and before execution;
+ * one over the cost limit is rejected whole. Then spends its cost from the owner's hourly budget (429
+ * when spent). A request with `"extensions": {"cost": true}` gets `extensions.cost` in its response.
+ * One plugin, because the order matters: limits, then cost, then the budget.
  */
 export function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -24,13 +44,7 @@ export function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<Grap
           contextValue.info.cost = contextValue.cost.requested;
           const reason = overLimit(shape);
           if (reason) {
-            throw new GraphQLError(reason, {
-              extensions: {
-                code: 'QUERY_TOO_COMPLEX',
-                cost: { requested: contextValue.cost.requested, maximum: LIMITS.maxCost },
-                http: { status: 400 },
-              },
-            });
+            throw tooComplex(reason, { cost: { requested: contextValue.cost.requested, maximum: LIMITS.maxCost } });
           }
           try {
             contextValue.rateLimit = await limiter.consume(contextValue.viewer, contextValue.cost.requested);
