@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import {
   RateLimiterPostgres,
   RateLimiterRes,
@@ -55,18 +56,33 @@ export async function createRateLimiter(db: Db, pointsPerHour: number, onReject:
     resetAt: Date.now() + res.msBeforeNext,
   });
 
+  // Owners this instance saw over budget, until their window resets: a budget never comes back early,
+  // so their next requests are refused before any parsing, without a statement.
+  const spentUntil = new LRUCache<string, RateLimitState>({ max: 10_000 });
+
   return {
     pointsPerHour,
     /** Spends `cost` points of the viewer's budget; throws RateLimited when over it. */
     async consume(viewer: Viewer, cost: number): Promise<RateLimitState> {
+      const key = ownerKey(viewer);
       try {
-        return state(await limiter.consume(ownerKey(viewer), cost), cost);
+        return state(await limiter.consume(key, cost), cost);
       } catch (err) {
         if (err instanceof RateLimiterRes) {
           onReject();
-          throw new RateLimited(state(err, cost));
+          const over = state(err, cost);
+          spentUntil.set(key, over, { ttl: Math.max(1, over.resetAt - Date.now()) });
+          throw new RateLimited(over);
         }
         throw err;
+      }
+    },
+    /** RateLimited when this instance already saw the viewer's budget spent in the current window. */
+    refuseIfSpent(viewer: Viewer): void {
+      const over = spentUntil.get(ownerKey(viewer));
+      if (over && over.resetAt > Date.now()) {
+        onReject();
+        throw new RateLimited({ ...over, cost: 0 });
       }
     },
     /** The viewer's budget without spending any. */

@@ -1,5 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { NextFunction, Request, Response } from 'express';
+import { RateLimited, rateLimitHeaders, type RateLimiter } from '../auth/rate-limit.js';
+import { viewerOf } from '../auth/middleware.js';
 
 // No Cache-Control here: the /graphql router has set it before any of these run.
 const reject = (res: Response, status: number, code: string, message: string) => {
@@ -24,4 +26,18 @@ export function verifyUtf8(_req: Request, _res: Response, body: Buffer): void {
 export function refuseBatches(req: Request, res: Response, next: NextFunction): void {
   if (!Array.isArray(req.body)) return next();
   reject(res, 400, 'BAD_REQUEST', 'Batched requests are not supported: send one operation per request.');
+}
+
+/** An owner this instance already saw over budget gets its 429 before its body is read or its document parsed. */
+export function refuseSpentBudget(limiter: RateLimiter) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    try {
+      limiter.refuseIfSpent(viewerOf(res));
+    } catch (err) {
+      if (!(err instanceof RateLimited)) throw err;
+      res.set({ ...rateLimitHeaders(err.state), 'Retry-After': String(err.retryAfterSeconds) });
+      return reject(res, 429, 'RATE_LIMITED', err.message);
+    }
+    next();
+  };
 }

@@ -12,7 +12,7 @@ import { requireViewer, viewerOf } from '../auth/middleware.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/stores.js';
 import { conditionalRequests } from './conditional.js';
-import { refuseBatches, requireJsonBody, verifyUtf8 } from './request-guards.js';
+import { refuseBatches, refuseSpentBudget, requireJsonBody, verifyUtf8 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../observability/request-log.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
@@ -96,6 +96,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
       next();
     },
     requireViewer(deps.resolver, 'graphql'),
+    refuseSpentBudget(deps.limiter),
     requireJsonBody,
     express.json({ limit: MAX_BODY_BYTES, verify: verifyUtf8 }),
     refuseBatches,

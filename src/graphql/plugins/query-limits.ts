@@ -31,9 +31,27 @@ export function queryLimitsRule(context: ValidationContext): ASTVisitor {
  * One plugin, because the order matters: limits, then cost, then the budget.
  */
 export function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQLContext> {
+  // Once spent, the refusal keeps its own answer; the owner's next request is the 429 (refuseSpentBudget).
+  const spendOne = (context: GraphQLContext) =>
+    limiter.consume(context.viewer, 1).catch((err: unknown) => {
+      if (err instanceof RateLimited) return err.state;
+      throw err;
+    });
   return {
     async requestDidStart() {
+      // A document refused by the parser, validation or a limit still cost work: it spends one point.
+      let refused = false;
       return {
+        async parsingDidStart() {
+          return async (err) => {
+            if (err) refused = true;
+          };
+        },
+        async validationDidStart() {
+          return async (errors) => {
+            if (errors?.length) refused = true;
+          };
+        },
         async didResolveOperation({ operation, document, request, schema, contextValue }) {
           // An operation type the schema lacks is the read-only plugin's to reject, at no cost.
           if (!operation || !schema.getRootType(operation.operation)) return;
@@ -44,6 +62,7 @@ export function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<Grap
           contextValue.info.cost = contextValue.cost.requested;
           const reason = overLimit(shape);
           if (reason) {
+            refused = true;
             throw tooComplex(reason, { cost: { requested: contextValue.cost.requested, maximum: LIMITS.maxCost } });
           }
           try {
@@ -61,7 +80,8 @@ export function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<Grap
         },
         async willSendResponse({ request, response, contextValue }) {
           // Every response says where the budget stands, even one that failed before spending any.
-          const budget = contextValue.rateLimit ?? (await limiter.peek(contextValue.viewer));
+          const budget =
+            contextValue.rateLimit ?? (await (refused ? spendOne(contextValue) : limiter.peek(contextValue.viewer)));
           for (const [name, value] of Object.entries(rateLimitHeaders(budget))) response.http.headers.set(name, value);
           if (request.extensions?.cost !== true || response.body.kind !== 'single' || !contextValue?.cost) return;
           const { singleResult } = response.body;
