@@ -112,6 +112,16 @@ fetch('$BASE_URL/.well-known/openid-configuration').then(async (r) => {
   }
   console.log('discovery: issuer', doc.issuer);
 });" || fail "discovery does not describe $BASE_URL"
+# The image's HEALTHCHECK command itself, as Docker runs it (exec form, in /app).
+HEALTHCHECK_CMD=$(stage 2 | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | sed -nE 's/^HEALTHCHECK .*CMD (\[.*\])$/\1/p')
+[ -n "$HEALTHCHECK_CMD" ] || fail "the runtime stage has no HEALTHCHECK ... CMD [...]"
+healthcheck() {
+  (cd "$RUNTIME" && PORT="$PORT" node -e "
+const [cmd, ...args] = JSON.parse(process.argv[1]);
+process.exit(require('child_process').spawnSync(cmd, args, { stdio: 'inherit' }).status ?? 1);" "$HEALTHCHECK_CMD")
+}
+healthcheck || fail "the HEALTHCHECK command fails against a ready server"
+echo "HEALTHCHECK: healthy"
 [ -s "$RUNTIME/data/roster.sqlite3" ] || fail "the database is not in data/ (the image's volume)"
 if grep -qiE 'warning|unsupported' "$LOG"; then
   cat "$LOG" >&2
@@ -134,4 +144,5 @@ SERVER_PID=
   fail "exit code $code after SIGTERM"
 }
 echo "SIGTERM: exit 0"
+if healthcheck 2>/dev/null; then fail "the HEALTHCHECK command passes with no server"; fi
 echo "production install: ok"
