@@ -2,21 +2,10 @@ import { createDb, type Db } from '../src/db/knex.js';
 import { migrationSource } from '../src/db/migrations/index.js';
 import { DEMO } from '../src/seed.js';
 import { freshDatabase } from './helpers/harness.js';
-import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { spawnServer, stopServers } from './helpers/process.js';
 
 // Instances started together on an empty database (a development demo, a scaled-out deploy): each runs the
 // migrations and the demo seed at start, and none may crash or load the demo twice.
-async function stopAll(servers: ServerProcess[]): Promise<void> {
-  await Promise.all(
-    servers.map(({ proc }) => {
-      if (proc.exitCode !== null) return undefined;
-      const exited = new Promise((resolve) => proc.once('exit', resolve));
-      proc.kill('SIGTERM');
-      return exited;
-    }),
-  );
-}
-
 const count = async (db: Db, table: string, where: Record<string, unknown>) =>
   Number((await db(table).where(where).count({ n: '*' }))[0]!.n);
 
@@ -48,7 +37,7 @@ test.each([1, 2])(
       const jwks = await Promise.all(servers.map(async (s) => (await fetch(`${s.url}/jwks`)).text()));
       expect(new Set(jwks).size).toBe(1);
     } finally {
-      await stopAll(servers);
+      await stopServers(servers);
       await db.destroy();
       await database.drop();
     }

@@ -10,7 +10,7 @@ import { mintAccessToken } from '../src/identity/mint-token.js';
 import { launchBrowser, signInOnPage, startCallback } from './helpers/browser.js';
 import { cli } from './helpers/cli.js';
 import { freshDatabase } from './helpers/harness.js';
-import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { spawnServer, stopServers, type ServerProcess } from './helpers/process.js';
 import { authorizationRequest, exchangeCode } from './helpers/relying-party.js';
 
 // Two real server processes on one database (SQLite file in WAL mode, or PostgreSQL): nothing that
@@ -48,11 +48,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  for (const { proc } of instances) {
-    const exited = new Promise((resolve) => proc.once('exit', resolve));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  await stopServers(instances);
   await balancer.close();
   await db.destroy();
   await database.drop();

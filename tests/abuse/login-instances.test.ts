@@ -3,7 +3,7 @@ import { LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
 import { createDb, migrate, type Db } from '../../src/db/knex.js';
 import { createStores, type Stores } from '../../src/db/stores.js';
 import { freshDatabase } from '../helpers/harness.js';
-import { spawnServer, type ServerProcess } from '../helpers/process.js';
+import { spawnServer, stopServers, type ServerProcess } from '../helpers/process.js';
 import { accountForm, interactionForm, tally, type SignInForm } from './sign-in-forms.js';
 
 // Two real server processes on one database: a burst split between them still gets no more than the limit.
@@ -29,11 +29,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  for (const { proc } of instances) {
-    const exited = new Promise((resolve) => proc.once('exit', resolve));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  await stopServers(instances);
   await db.destroy();
   await database.drop();
 });

@@ -44,3 +44,15 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess
   proc.kill('SIGKILL');
   throw new Error(`server on port ${port} did not become ready:\n${out}`);
 }
+
+/** Stops spawned servers with SIGTERM and waits until each has exited (one already gone is skipped). */
+export async function stopServers(servers: ServerProcess[]): Promise<void> {
+  await Promise.all(
+    servers.map(({ proc }) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return undefined;
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGTERM');
+      return exited;
+    }),
+  );
+}
