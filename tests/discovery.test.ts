@@ -77,6 +77,21 @@ test('response_type=code is still accepted (to the sign-in interaction)', async 
   expect(res.headers.get('location')).toMatch(/^\/interaction\//);
 });
 
+test.each(['query', 'fragment', 'form_post'])(
+  'response_mode=%s, as advertised, is accepted with the code flow',
+  async (mode) => {
+    const res = await authorize({ response_type: 'code', response_mode: mode });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toMatch(/^\/interaction\//);
+  },
+);
+
+test('an unknown response_mode goes back to the app as unsupported_response_mode', async () => {
+  const res = await authorize({ response_type: 'code', response_mode: 'web_message' });
+  expect(res.status).toBe(303);
+  expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('unsupported_response_mode');
+});
+
 test.each(['implicit', 'client_credentials', 'password'])(
   'grant_type=%s at the token endpoint is unsupported_grant_type',
   async (grantType) => {
