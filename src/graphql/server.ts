@@ -7,6 +7,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router, type Request } from 'express';
 import type { Logger } from 'pino';
 import type { BearerResolver } from '../auth/bearer.js';
+import { bearerApiCors } from '../auth/cors.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import { requireViewer, viewerOf } from '../auth/middleware.js';
 import type { Config } from '../config.js';
@@ -77,6 +78,8 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
   await apollo.start();
 
   const router = Router();
+  // First: the preflight is answered before any token is looked at, and every answer below is readable.
+  router.use(bearerApiCors);
   router.get('/schema.graphql', (_req, res) => {
     res.type('application/graphql; charset=utf-8').send(SCHEMA_SDL);
   });

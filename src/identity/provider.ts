@@ -50,6 +50,11 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       userinfo: { enabled: true },
     },
     routes: { userinfo: USERINFO_PATH },
+    // Only what an app can use (client-metadata.ts): the code flow, client_secret_basic or a public client.
+    responseTypes: ['code'],
+    clientAuthMethods: ['client_secret_basic', 'none'],
+    // Revocation authenticates the client the same way; RFC 8414's default (basic only) would omit `none`.
+    discovery: { revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'] },
     // Bad authorization requests get our page, in our style, saying what is wrong.
     renderError: async (ctx, out) => {
       const requestId = (ctx.res as { locals?: { requestId?: string } }).locals?.requestId;

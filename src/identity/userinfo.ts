@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { BearerResolver } from '../auth/bearer.js';
+import { bearerApiCors } from '../auth/cors.js';
 import { RateLimited, rateLimitHeaders, type RateLimiter } from '../auth/rate-limit.js';
 import { requireViewer, sendBearerError, viewerOf } from '../auth/middleware.js';
 import type { Stores } from '../db/stores.js';
@@ -15,14 +16,8 @@ export function userinfoRouter(deps: {
   limiter: RateLimiter;
 }): Router {
   const router = Router();
-  router.all(USERINFO_PATH, (req, res, next) => {
-    // Bearer tokens travel in the header only, so the answer is the same for every caller origin.
-    res.set('Access-Control-Allow-Origin', '*');
-    if (req.method === 'OPTIONS') {
-      res.set('Access-Control-Allow-Headers', 'Authorization').set('Access-Control-Allow-Methods', 'GET, POST');
-      res.status(204).end();
-      return;
-    }
+  // Before oidc-provider's own CORS: the same any-origin policy as /graphql, preflight answered here.
+  router.all(USERINFO_PATH, bearerApiCors, (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'POST') {
       res
         .set('Allow', 'GET, POST')
