@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'dotenv';
 import { PassThrough, Readable } from 'node:stream';
 import { run } from '../src/cli/main.js';
 import { ConfigError, loadConfig, type Config } from '../src/config.js';
@@ -138,4 +140,18 @@ describe('the CLI reads the same configuration and reports it the same way', () 
     expect(code).toBe(1);
     expect(err).toBe(line);
   });
+});
+
+test('.env.example lists every variable the service reads, each with its default', () => {
+  const read = new Set<string>();
+  const recording = new Proxy({} as NodeJS.ProcessEnv, {
+    get: (_target, key) => {
+      if (typeof key === 'string') read.add(key);
+      return undefined;
+    },
+  });
+  const defaults = load(recording);
+  const example = parse(readFileSync(new URL('../.env.example', import.meta.url)));
+  expect(Object.keys(example).sort()).toEqual([...read].sort());
+  expect(load(example)).toEqual(defaults);
 });
