@@ -73,7 +73,7 @@ done < <(stage 2 | sed -nE 's/^COPY --from=build ([^ ]+) ([^ ]+)$/\1 \2/p')
 [ -d "$RUNTIME/node_modules/jest" ] && fail "the runtime still has dev dependencies (jest)"
 
 echo "== npx roster migrate (the operator CLI, as run once per release)"
-(cd "$RUNTIME" && env -u DATABASE_URL NODE_ENV=production npx --offline roster migrate --json) >"$WORK/migrate.json"
+(cd "$RUNTIME" && env -u DATABASE_URL NODE_ENV=production BASE_URL=http://127.0.0.1 npx --offline roster migrate --json) >"$WORK/migrate.json"
 node -e "const r = JSON.parse(require('fs').readFileSync('$WORK/migrate.json', 'utf8')); if (!r.migrated.length) process.exit(1); console.log('migrated:', r.migrated.join(', '))" ||
   fail "roster migrate did not migrate the empty database"
 

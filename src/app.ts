@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type Provider from 'oidc-provider';
 import { pino, type Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { createBearerResolver } from './auth/bearer.js';
 import { createCsrf } from './auth/csrf.js';
@@ -37,6 +38,8 @@ export interface RosterApp {
   stores: Stores;
   provider: Provider;
   logger: Logger;
+  /** The Prometheus registry behind /metrics, for the METRICS_PORT listener. */
+  metricsRegistry: Registry;
   /** From now on /readyz answers 503: the process is shutting down. */
   notReady(): void;
   close(): Promise<void>;
@@ -85,9 +88,12 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       );
     }),
   );
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  // With METRICS_PORT, /metrics lives on its own listener (server.ts) and the public port does not serve it.
+  if (config.metricsPort === undefined) {
+    app.get('/metrics', async (_req, res) => {
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -140,6 +146,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       return identity.provider;
     },
     logger,
+    metricsRegistry: metrics.registry,
     notReady() {
       shuttingDown = true;
     },

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { config as loadDotenv } from 'dotenv';
+import { pino } from 'pino';
 
 /** Every setting the service reads, resolved once from the environment. */
 export interface Config {
@@ -24,6 +25,8 @@ export interface Config {
   keysReloadInterval: number;
   /** Milliseconds the server keeps serving after SIGTERM (readiness failing) before it drains and exits. */
   shutdownDelayMs: number;
+  /** METRICS_PORT: when set, /metrics is served only on this port (same HOST), not on the public one. */
+  metricsPort: number | undefined;
 }
 
 export type TrustProxy = false | number | string[];
@@ -62,52 +65,128 @@ function trustProxy(raw: string | undefined): TrustProxy {
   return entries;
 }
 
-function integer(name: string, raw: string | undefined, fallback: number): number {
+/** What an error message shows of a raw value: quoted and escaped, so the message stays on one line. */
+const shown = (raw: string) => JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+
+function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number, unit = ''): number {
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  return Number(raw);
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number${unit} from ${min} to ${max}, got ${shown(raw)}`);
+  }
+  return value;
 }
 
-/** Reads the environment (and `.env` when present); pure apart from that. */
+/** pino's levels, and `silent`. */
+export const LOG_LEVELS = [...Object.keys(pino.levels.values), 'silent'];
+
+/** A hostname (RFC 1123 labels) or an IP address: what `server.listen` accepts as its host. */
+function host(raw: string | undefined, production: boolean): string {
+  if (raw === undefined || raw === '') return production ? '0.0.0.0' : '127.0.0.1';
+  const name = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+  if (isIP(raw) === 0 && !name.test(raw)) {
+    throw new ConfigError(`HOST must be an IP address or a hostname to listen on, got ${shown(raw)}`);
+  }
+  return raw;
+}
+
+/** localhost, 127.0.0.0/8 and ::1: the only hosts a production BASE_URL may serve over plain http. */
+function isLoopback(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost' || bare.endsWith('.localhost') || bare === '::1') return true;
+  return isIP(bare) === 4 && bare.startsWith('127.');
+}
+
+/** BASE_URL: the public origin (and OIDC issuer); required in production, and https there unless loopback. */
+function baseUrl(raw: string | undefined, port: number, production: boolean): string {
+  if (raw === undefined || raw === '') {
+    if (production) {
+      throw new ConfigError(
+        'BASE_URL is required when NODE_ENV=production: the public https origin, e.g. https://roster.example.com',
+      );
+    }
+    return `http://localhost:${port}`;
+  }
+  const expected = 'an absolute http(s) URL without credentials, query or fragment';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`BASE_URL must be ${expected}, got ${shown(raw)}`);
+  }
+  if (
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    raw.includes('#') ||
+    raw.includes('?')
+  ) {
+    throw new ConfigError(`BASE_URL must be ${expected}, got ${shown(raw)}`);
+  }
+  if (production && url.protocol !== 'https:' && !isLoopback(url.hostname)) {
+    throw new ConfigError(
+      `BASE_URL must be https when NODE_ENV=production (plain http only on a loopback host), got ${shown(raw)}`,
+    );
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function databaseUrl(raw: string | undefined): string {
+  const value = raw || 'sqlite:./data/roster.sqlite3';
+  const expected = 'DATABASE_URL must be sqlite:<path> or postgres://user:pass@host:port/db';
+  if (value.startsWith('sqlite:')) {
+    if (value === 'sqlite:') throw new ConfigError(`${expected}, got "sqlite:" without a path`);
+    return value;
+  }
+  // Never echoed: it may carry a password.
+  if (!/^postgres(ql)?:\/\//.test(value) || !URL.canParse(value)) throw new ConfigError(expected);
+  return value;
+}
+
+function metricsPort(raw: string | undefined, port: number): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const value = integer('METRICS_PORT', raw, 0, 1, 65535);
+  if (value === port)
+    throw new ConfigError(`METRICS_PORT must differ from PORT (${port}): it is a listener of its own`);
+  return value;
+}
+
+/** Reads the environment (and `.env` when present); pure apart from that. Every value is checked here. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = true): Config {
   if (readDotenv) loadDotenv({ quiet: true, processEnv: env });
-  const nodeEnv = env.NODE_ENV ?? 'development';
+  const nodeEnv = env.NODE_ENV || 'development';
   const production = nodeEnv === 'production';
-  const port = integer('PORT', env.PORT, 4000);
-  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
-  const baseUrl = (env.BASE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`BASE_URL must be an absolute URL, got "${baseUrl}"`);
+  const port = integer('PORT', env.PORT, 4000, 0, 65535);
+  const logLevel = env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${shown(logLevel)}`);
   }
-  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/roster.sqlite3';
-  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
-  }
-  // Under the 2-minute key activation delay, so every instance publishes a new key before it signs.
-  const keysReloadInterval = integer('KEYS_RELOAD_INTERVAL', env.KEYS_RELOAD_INTERVAL, 30);
-  if (keysReloadInterval < 1 || keysReloadInterval > 60) {
-    throw new ConfigError('KEYS_RELOAD_INTERVAL must be between 1 and 60 seconds');
-  }
-  const shutdownDelayMs = integer('SHUTDOWN_DELAY_MS', env.SHUTDOWN_DELAY_MS, 3000);
-  if (shutdownDelayMs > 600_000) throw new ConfigError('SHUTDOWN_DELAY_MS must be at most 600000 (10 minutes)');
-  const databasePoolMax = integer('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX, 10);
-  if (databasePoolMax < 1) throw new ConfigError('DATABASE_POOL_MAX must be at least 1');
   return {
     port,
-    host: env.HOST || (production ? '0.0.0.0' : '127.0.0.1'),
-    baseUrl,
-    databaseUrl,
-    databasePoolMax,
+    host: host(env.HOST, production),
+    baseUrl: baseUrl(env.BASE_URL, port, production),
+    databaseUrl: databaseUrl(env.DATABASE_URL),
+    databasePoolMax: integer('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX, 10, 1, 1000),
     nodeEnv,
     production,
-    logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
-    accessTokenTtl: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, 3600),
+    logLevel,
+    accessTokenTtl: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, 3600, 1, 31_536_000, ' of seconds'),
     trustProxy: trustProxy(env.TRUST_PROXY),
-    rateLimitPoints: integer('RATE_LIMIT_POINTS', env.RATE_LIMIT_POINTS, 5000),
-    keysReloadInterval,
-    requestTimeoutMs: Math.max(1, integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 10_000)),
-    shutdownDelayMs,
+    rateLimitPoints: integer('RATE_LIMIT_POINTS', env.RATE_LIMIT_POINTS, 5000, 1, 1_000_000_000),
+    // Under the 2-minute key activation delay, so every instance publishes a new key before it signs.
+    keysReloadInterval: integer('KEYS_RELOAD_INTERVAL', env.KEYS_RELOAD_INTERVAL, 30, 1, 60, ' of seconds'),
+    // setTimeout's ceiling (about 24.8 days): a longer delay would fire at once.
+    requestTimeoutMs: integer(
+      'REQUEST_TIMEOUT_MS',
+      env.REQUEST_TIMEOUT_MS,
+      10_000,
+      1,
+      2_147_483_647,
+      ' of milliseconds',
+    ),
+    shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', env.SHUTDOWN_DELAY_MS, 3000, 0, 600_000, ' of milliseconds'),
+    metricsPort: metricsPort(env.METRICS_PORT, port),
   };
 }

@@ -81,3 +81,30 @@ export function createHttpServer(listener?: RequestListener, options: ServerOpti
   server.on('clientError', answerClientError);
   return server;
 }
+
+/** A listen failure as one line for the operator: which address, and why. */
+export class ListenError extends Error {}
+
+const LISTEN_REASONS: Record<string, string> = {
+  EADDRINUSE: 'port in use',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+};
+
+/** Listens, or rejects with a ListenError naming HOST:PORT (never Node's unhandled 'error' event). */
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (err: NodeJS.ErrnoException) => {
+      const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      const reason = LISTEN_REASONS[err.code ?? ''] ?? err.message.split('\n')[0]!;
+      reject(new ListenError(`cannot listen on ${address}: ${reason}`));
+    };
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}

@@ -2,12 +2,14 @@ import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDb, migrate } from './db/knex.js';
 import { createStores } from './db/stores.js';
-import { createHttpServer } from './http-server.js';
+import { createHttpServer, listen } from './http-server.js';
+import { metricsListener } from './observability/metrics-server.js';
 import { stopGracefullyOnSignals } from './shutdown.js';
 import { seedOnEmptyDatabase, startupBanner } from './startup.js';
 
 /** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */
 async function main(): Promise<void> {
+  // Before anything else: a bad setting stops the process before it touches the database or a port.
   const config = loadConfig();
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await migrate(db);
@@ -15,12 +17,24 @@ async function main(): Promise<void> {
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db);
   const roster = await createApp({ config, db });
   const server = createHttpServer(roster.app);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
-  roster.logger.info({ port: config.port, host: config.host }, 'listening');
-  process.stdout.write(await startupBanner(config, stores, roster.provider, seeded));
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : createHttpServer(
+          metricsListener(roster.metricsRegistry, (err) => roster.logger.error({ err }, 'metrics not collected')),
+        );
+  await listen(server, config.port, config.host);
+  if (metricsServer) await listen(metricsServer, config.metricsPort!, config.host);
+  roster.logger.info(
+    { port: config.port, host: config.host, baseUrl: config.baseUrl, metricsPort: config.metricsPort },
+    'listening',
+  );
+  // stdout carries only JSON log lines in every mode; the banner is for a person at a development terminal.
+  if (!config.production) process.stderr.write(await startupBanner(config, stores, roster.provider, seeded));
 
   stopGracefullyOnSignals({
     server,
+    alsoClose: metricsServer ? [metricsServer] : [],
     logger: roster.logger,
     delayMs: config.shutdownDelayMs,
     notReady: () => roster.notReady(),
@@ -32,7 +46,8 @@ async function main(): Promise<void> {
   });
 }
 
+// One line, no stack: a ConfigError or ListenError reads the same here as in the CLI (src/cli/main.ts).
 main().catch((err: unknown) => {
-  process.stderr.write(`roster: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`roster: ${err instanceof Error ? err.message.split('\n')[0]! : String(err)}\n`);
   process.exit(1);
 });

@@ -6,6 +6,8 @@ export const DRAIN_LIMIT_MS = 10_000;
 
 export interface Stoppable {
   server: Server;
+  /** Listeners closed once `server` has drained (the METRICS_PORT one): they keep answering until then. */
+  alsoClose?: Server[];
   logger: Logger;
   /** SHUTDOWN_DELAY_MS: how long to keep serving after SIGTERM, so a balancer can take the instance out. */
   delayMs: number;
@@ -51,6 +53,7 @@ export function stopGracefullyOnSignals(s: Stoppable): void {
     s.server.closeIdleConnections();
     setInterval(() => s.server.closeIdleConnections(), 100).unref();
     await closed;
+    await Promise.all((s.alsoClose ?? []).map(closeNow));
     await s.release();
     s.exit(0);
   };
@@ -62,4 +65,11 @@ export function stopGracefullyOnSignals(s: Stoppable): void {
     });
   process.on('SIGTERM', handle);
   process.on('SIGINT', handle);
+}
+
+/** Stops accepting and ends every connection at once: for listeners whose requests are short and repeatable. */
+function closeNow(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  return closed;
 }

@@ -46,8 +46,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 /** One line for the operator; never a stack trace. */
 function describe(err: unknown): string {
-  if (err instanceof CliError || err instanceof InvalidInput || err instanceof ImportError) return err.message;
-  if (err instanceof ConfigError) return `configuration: ${err.message}`;
+  // A ConfigError names its variable first: the same line the server prints (src/server.ts).
+  if (
+    err instanceof CliError ||
+    err instanceof InvalidInput ||
+    err instanceof ImportError ||
+    err instanceof ConfigError
+  ) {
+    return err.message;
+  }
   const message = err instanceof Error ? err.message : String(err);
   if (/UNIQUE|duplicate key/i.test(message)) return 'that record already exists';
   if (/ECONNREFUSED|ENOTFOUND|password authentication/i.test(message)) return `database unreachable: ${message}`;

@@ -21,7 +21,7 @@ beforeAll(async () => {
   db = createDb(database.url);
   await migrate(db);
   stores = createStores(db);
-  const env = { NODE_ENV: 'production', BASE_URL: 'http://roster.test', DATABASE_URL: database.url };
+  const env = { NODE_ENV: 'production', BASE_URL: 'http://127.0.0.1', DATABASE_URL: database.url };
   instances = await Promise.all([spawnServer(env), spawnServer(env)]);
   const owner = await stores.users.create({ email: 'owner@example.com', name: 'Owner' });
   clientId = (await stores.apps.create({ ownerId: owner.id, name: 'Split', redirectUris: [REDIRECT_URI] })).app

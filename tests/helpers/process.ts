@@ -14,22 +14,33 @@ export async function freePort(): Promise<number> {
 export interface ServerProcess {
   proc: ChildProcess;
   url: string;
-  /** Everything the process wrote to stdout so far. */
+  /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /** Only what it wrote to stdout. */
+  stdout(): string;
 }
 
 /** Starts the built server (`npm start`'s dist/server.js) as a real process and waits until it is ready. */
 export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   const proc = spawn(process.execPath, [SERVER], {
     // No SHUTDOWN_DELAY_MS unless a test asks for one: SIGTERM in afterAll stays quick.
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', SHUTDOWN_DELAY_MS: '0', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      BASE_URL: url,
+      LOG_LEVEL: 'silent',
+      SHUTDOWN_DELAY_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  proc.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  let stdout = '';
+  proc.stdout!.on('data', (chunk: Buffer) => ((out += chunk.toString()), (stdout += chunk.toString())));
   proc.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
   let exit: number | null | undefined;
   proc.once('exit', (code) => (exit = code));
   for (let i = 0; i < 300; i += 1) {
@@ -38,7 +49,7 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess
       (r) => r.ok,
       () => false,
     );
-    if (ready) return { proc, url, output: () => out };
+    if (ready) return { proc, url, output: () => out, stdout: () => stdout };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   proc.kill('SIGKILL');

@@ -1,0 +1,157 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'dotenv';
+import { PassThrough, Readable } from 'node:stream';
+import { run } from '../src/cli/main.js';
+import { ConfigError, loadConfig, type Config } from '../src/config.js';
+
+const load = (env: NodeJS.ProcessEnv) => loadConfig(env, false);
+
+describe('good values', () => {
+  test.each<[NodeJS.ProcessEnv, Partial<Config>]>([
+    [
+      {},
+      {
+        port: 4000,
+        host: '127.0.0.1',
+        baseUrl: 'http://localhost:4000',
+        databaseUrl: 'sqlite:./data/roster.sqlite3',
+        databasePoolMax: 10,
+        nodeEnv: 'development',
+        production: false,
+        logLevel: 'info',
+        accessTokenTtl: 3600,
+        trustProxy: false,
+        rateLimitPoints: 5000,
+        requestTimeoutMs: 10_000,
+        keysReloadInterval: 30,
+        shutdownDelayMs: 3000,
+        metricsPort: undefined,
+      },
+    ],
+    [{ PORT: '0' }, { port: 0 }],
+    [{ PORT: '65535' }, { port: 65535, baseUrl: 'http://localhost:65535' }],
+    [{ HOST: '::' }, { host: '::' }],
+    [{ HOST: 'roster-1.internal' }, { host: 'roster-1.internal' }],
+    [{ BASE_URL: 'https://roster.example.com/' }, { baseUrl: 'https://roster.example.com' }],
+    [{ BASE_URL: 'http://roster.test:8080/roster' }, { baseUrl: 'http://roster.test:8080/roster' }],
+    [{ DATABASE_URL: 'postgres://u:p@db:5432/roster' }, { databaseUrl: 'postgres://u:p@db:5432/roster' }],
+    [{ DATABASE_URL: 'sqlite::memory:' }, { databaseUrl: 'sqlite::memory:' }],
+    [{ DATABASE_POOL_MAX: '1' }, { databasePoolMax: 1 }],
+    [{ NODE_ENV: 'test' }, { nodeEnv: 'test', logLevel: 'silent' }],
+    [{ NODE_ENV: 'staging' }, { nodeEnv: 'staging', production: false }],
+    [{ LOG_LEVEL: 'debug' }, { logLevel: 'debug' }],
+    [{ LOG_LEVEL: 'silent' }, { logLevel: 'silent' }],
+    [{ ACCESS_TOKEN_TTL: '1' }, { accessTokenTtl: 1 }],
+    [{ RATE_LIMIT_POINTS: '1' }, { rateLimitPoints: 1 }],
+    [{ REQUEST_TIMEOUT_MS: '1' }, { requestTimeoutMs: 1 }],
+    [{ KEYS_RELOAD_INTERVAL: '60' }, { keysReloadInterval: 60 }],
+    [{ SHUTDOWN_DELAY_MS: '0' }, { shutdownDelayMs: 0 }],
+    [{ METRICS_PORT: '9464' }, { metricsPort: 9464 }],
+    [{ TRUST_PROXY: '1' }, { trustProxy: 1 }],
+    [
+      { NODE_ENV: 'production', BASE_URL: 'https://roster.example.com' },
+      { production: true, host: '0.0.0.0', baseUrl: 'https://roster.example.com' },
+    ],
+    [{ NODE_ENV: 'production', BASE_URL: 'http://localhost:4000' }, { baseUrl: 'http://localhost:4000' }],
+    [{ NODE_ENV: 'production', BASE_URL: 'http://127.0.0.5:4000' }, { baseUrl: 'http://127.0.0.5:4000' }],
+    [{ NODE_ENV: 'production', BASE_URL: 'http://[::1]:4000' }, { baseUrl: 'http://[::1]:4000' }],
+  ])('%j', (env, expected) => {
+    expect(load(env)).toMatchObject(expected);
+  });
+});
+
+describe('bad values: one line naming the variable and what is expected', () => {
+  test.each<[NodeJS.ProcessEnv, RegExp]>([
+    [{ PORT: 'http' }, /^PORT must be a whole number from 0 to 65535, got "http"$/],
+    [{ PORT: '65536' }, /^PORT must be .* 0 to 65535/],
+    [{ PORT: '-1' }, /^PORT must/],
+    [{ PORT: '80.5' }, /^PORT must/],
+    [{ PORT: ' 80' }, /^PORT must/],
+    [{ HOST: 'not a host' }, /^HOST must be an IP address or a hostname/],
+    [{ HOST: 'http://example.com' }, /^HOST must/],
+    [{ BASE_URL: 'roster.example.com' }, /^BASE_URL must be an absolute http\(s\) URL/],
+    [{ BASE_URL: 'ftp://roster.example.com' }, /^BASE_URL must be an absolute http\(s\) URL/],
+    [{ BASE_URL: 'https://roster.example.com/?a=1' }, /^BASE_URL must .* without credentials, query or fragment/],
+    [{ BASE_URL: 'https://roster.example.com/#top' }, /^BASE_URL must/],
+    [{ BASE_URL: 'https://user:pw@roster.example.com' }, /^BASE_URL must/],
+    [{ NODE_ENV: 'production' }, /^BASE_URL is required when NODE_ENV=production/],
+    [
+      { NODE_ENV: 'production', BASE_URL: 'http://roster.example.com' },
+      /^BASE_URL must be https when NODE_ENV=production/,
+    ],
+    [{ NODE_ENV: 'production', BASE_URL: 'http://10.0.0.1' }, /^BASE_URL must be https/],
+    [{ NODE_ENV: 'production', BASE_URL: 'http://localhost.example.com' }, /^BASE_URL must be https/],
+    [{ DATABASE_URL: 'mysql://db/roster' }, /^DATABASE_URL must be sqlite:<path> or postgres:/],
+    [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL must/],
+    [{ DATABASE_POOL_MAX: '0' }, /^DATABASE_POOL_MAX must be a whole number from 1/],
+    [
+      { LOG_LEVEL: 'verbose' },
+      /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "verbose"$/,
+    ],
+    [{ ACCESS_TOKEN_TTL: '0' }, /^ACCESS_TOKEN_TTL must be a whole number of seconds from 1/],
+    [{ ACCESS_TOKEN_TTL: '1h' }, /^ACCESS_TOKEN_TTL must/],
+    [{ RATE_LIMIT_POINTS: '0' }, /^RATE_LIMIT_POINTS must be a whole number from 1/],
+    [{ REQUEST_TIMEOUT_MS: '0' }, /^REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 1/],
+    [{ REQUEST_TIMEOUT_MS: '3000000000' }, /^REQUEST_TIMEOUT_MS must/],
+    [{ KEYS_RELOAD_INTERVAL: '61' }, /^KEYS_RELOAD_INTERVAL must be a whole number of seconds from 1 to 60/],
+    [{ SHUTDOWN_DELAY_MS: '600001' }, /^SHUTDOWN_DELAY_MS must .* from 0 to 600000/],
+    [{ TRUST_PROXY: 'true' }, /^TRUST_PROXY=true/],
+    [{ METRICS_PORT: '0' }, /^METRICS_PORT must be a whole number from 1 to 65535/],
+    [{ METRICS_PORT: 'yes' }, /^METRICS_PORT must/],
+    [{ PORT: '9464', METRICS_PORT: '9464' }, /^METRICS_PORT must differ from PORT/],
+  ])('%j', (env, message) => {
+    let thrown: unknown;
+    try {
+      load(env);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as Error).message).toMatch(message);
+    expect((thrown as Error).message).not.toContain('\n');
+  });
+
+  test('a value with a line break is shown escaped: the message stays one line', () => {
+    expect(() => load({ PORT: '80\nINJECTED' })).toThrow(/^PORT must .*, got "80\\nINJECTED"$/);
+  });
+
+  test('a PostgreSQL URL is never echoed: it may carry a password', () => {
+    expect(() => load({ DATABASE_URL: 'postgres://u:secret@' })).toThrow(ConfigError);
+    expect(() => load({ DATABASE_URL: 'postgres://u:secret@' })).not.toThrow(/secret/);
+  });
+});
+
+describe('the CLI reads the same configuration and reports it the same way', () => {
+  test.each<[NodeJS.ProcessEnv, string]>([
+    [
+      { NODE_ENV: 'production', DATABASE_URL: 'sqlite::memory:' },
+      'roster: BASE_URL is required when NODE_ENV=production: the public https origin, e.g. https://roster.example.com\n',
+    ],
+    [
+      { NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'loud' },
+      'roster: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"\n',
+    ],
+  ])('%j', async (env, line) => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await run(['migrate', '--json'], { stdout, stderr, stdin: Readable.from(['']), env });
+    expect(code).toBe(1);
+    expect(err).toBe(line);
+  });
+});
+
+test('.env.example lists every variable the service reads, each with its default', () => {
+  const read = new Set<string>();
+  const recording = new Proxy({} as NodeJS.ProcessEnv, {
+    get: (_target, key) => {
+      if (typeof key === 'string') read.add(key);
+      return undefined;
+    },
+  });
+  const defaults = load(recording);
+  const example = parse(readFileSync(new URL('../.env.example', import.meta.url)));
+  expect(Object.keys(example).sort()).toEqual([...read].sort());
+  expect(load(example)).toEqual(defaults);
+});
