@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Dockerfile without Docker: in a fresh copy of the build context, run its build stage's RUN lines
 # (npm ci, npm run build, npm prune --omit=dev); lay out only what its runtime stage copies; start that
-# as the image does (NODE_ENV=production, SQLite in data/): `npx roster migrate` must work, then the server
+# as the image does (NODE_ENV=production, SQLite in data/): `node dist/cli/index.js migrate` (the CLI as the image runs it) must work, then the server
 # must answer /readyz 200 and a discovery document naming BASE_URL, warn nothing, and exit 0 on SIGTERM.
 # Usage: scripts/check-production-install.sh   (with the Dockerfile's Node.js line first on PATH)
 set -euo pipefail
@@ -72,8 +72,8 @@ while read -r src dest; do
 done < <(stage 2 | sed -nE 's/^COPY --from=build ([^ ]+) ([^ ]+)$/\1 \2/p')
 [ -d "$RUNTIME/node_modules/jest" ] && fail "the runtime still has dev dependencies (jest)"
 
-echo "== npx roster migrate (the operator CLI, as run once per release)"
-(cd "$RUNTIME" && env -u DATABASE_URL NODE_ENV=production BASE_URL=http://127.0.0.1 npx --offline roster migrate --json) >"$WORK/migrate.json"
+echo "== node dist/cli/index.js migrate (the operator CLI in the image, as run once per release)"
+(cd "$RUNTIME" && env -u DATABASE_URL NODE_ENV=production BASE_URL=http://127.0.0.1 node dist/cli/index.js migrate --json) >"$WORK/migrate.json"
 node -e "const r = JSON.parse(require('fs').readFileSync('$WORK/migrate.json', 'utf8')); if (!r.migrated.length) process.exit(1); console.log('migrated:', r.migrated.join(', '))" ||
   fail "roster migrate did not migrate the empty database"
 
