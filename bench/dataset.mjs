@@ -2,10 +2,10 @@
 import { Readable } from 'node:stream';
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../dist/config.js';
-import { createDb, migrate } from '../dist/db/knex.js';
-import { createStores } from '../dist/db/stores.js';
+import { createDb, migrate } from '../dist/stores/knex.js';
+import { createStores } from '../dist/stores/stores.js';
 import { createIdentity } from '../dist/identity/provider.js';
-import { importNdjson } from '../dist/import/ndjson-import.js';
+import { importNdjson } from '../dist/services/import/ndjson-import.js';
 import { mintAccessToken } from '../dist/identity/mint-token.js';
 
 export const EVENT_SLUG = 'bench-event';

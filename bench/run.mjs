@@ -8,7 +8,7 @@ import { createServer as createHttpServer } from 'node:http';
 import autocannon from 'autocannon';
 import { createApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
-import { createDb } from '../dist/db/knex.js';
+import { createDb } from '../dist/stores/knex.js';
 import { EVENT_SLUG, canonicalQuery, createDataset } from './dataset.mjs';
 import { svgChart } from './chart.mjs';
 

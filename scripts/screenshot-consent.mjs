@@ -5,8 +5,8 @@ import { rmSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { createApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
-import { createDb, migrate } from '../dist/db/knex.js';
-import { DEMO, seedDemo } from '../dist/seed.js';
+import { createDb, migrate } from '../dist/stores/knex.js';
+import { DEMO, seedDemo } from '../dist/services/demo-seed.js';
 
 const file = '/tmp/roster-screenshot.sqlite3';
 for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });

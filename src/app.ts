@@ -4,13 +4,13 @@ import type Provider from 'oidc-provider';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
-import { createBearerResolver } from './auth/bearer.js';
-import { createCsrf } from './auth/csrf.js';
-import { createLoginThrottle } from './auth/login-throttle.js';
-import { createRateLimiter } from './auth/rate-limit.js';
+import { createBearerResolver } from './services/bearer.js';
+import { createCsrf } from './http/csrf.js';
+import { createLoginThrottle } from './services/login-throttle.js';
+import { createRateLimiter } from './services/rate-limit.js';
 import type { Config } from './config.js';
-import type { Db } from './db/knex.js';
-import { createStores, type Stores } from './db/stores.js';
+import type { Db } from './stores/knex.js';
+import { createStores, type Stores } from './stores/stores.js';
 import { createGraphqlRouter } from './graphql/server.js';
 import { createAccessTokenLookup } from './identity/access-token-lookup.js';
 import { accountRouter } from './identity/account.js';
@@ -23,7 +23,7 @@ import { STYLESHEET } from './identity/views/stylesheet.js';
 import { userinfoRouter } from './identity/userinfo.js';
 import { createMetrics } from './observability/metrics.js';
 import { requestLog } from './observability/request-log.js';
-import { requestTimeout } from './observability/request-timeout.js';
+import { requestTimeout } from './http/request-timeout.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 

@@ -1,10 +1,10 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
-import { createDb, migrate } from './db/knex.js';
-import { createStores } from './db/stores.js';
-import { createHttpServer, listen } from './http-server.js';
+import { createDb, migrate } from './stores/knex.js';
+import { createStores } from './stores/stores.js';
+import { createHttpServer, listen } from './http/http-server.js';
 import { metricsListener } from './observability/metrics-server.js';
-import { stopGracefullyOnSignals } from './shutdown.js';
+import { stopGracefullyOnSignals } from './http/shutdown.js';
 import { seedOnEmptyDatabase, startupBanner } from './startup.js';
 
 /** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */

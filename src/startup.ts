@@ -1,9 +1,9 @@
 import type Provider from 'oidc-provider';
 import type { Config } from './config.js';
-import { withLock, type Db } from './db/knex.js';
-import { createStores, type Stores } from './db/stores.js';
+import { withLock, type Db } from './stores/knex.js';
+import { createStores, type Stores } from './stores/stores.js';
 import { mintAccessToken } from './identity/mint-token.js';
-import { DEMO, seedDemo, type DemoSeed } from './seed.js';
+import { DEMO, seedDemo, type DemoSeed } from './services/demo-seed.js';
 
 /** On an empty database: loads the demo data. Returns what was created, or undefined. */
 export async function seedOnEmptyDatabase(db: Db): Promise<DemoSeed | undefined> {

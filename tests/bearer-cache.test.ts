@@ -1,4 +1,4 @@
-import { createDb, type Db } from '../src/db/knex.js';
+import { createDb, type Db } from '../src/stores/knex.js';
 import { mintAccessToken } from '../src/identity/mint-token.js';
 import { useSeededServer } from './helpers/fixtures.js';
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
-import { hashPassword } from '../src/auth/secrets.js';
+import { hashPassword } from '../src/lib/secrets.js';
 import { launchBrowser, signInOnPage } from './helpers/browser.js';
 import { SEED_QUERY } from './helpers/graphql.js';
 import { startServer, type TestServer } from './helpers/harness.js';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { cli } from './helpers/cli.js';
 import { freshDatabase } from './helpers/harness.js';
-import { createDb, type Db } from '../src/db/knex.js';
+import { createDb, type Db } from '../src/stores/knex.js';
 
 let database: { url: string; drop(): Promise<void> };
 let db: Db;

@@ -1,6 +1,6 @@
-import { createDb, type Db } from '../src/db/knex.js';
-import { migrationSource } from '../src/db/migrations/index.js';
-import { DEMO } from '../src/seed.js';
+import { createDb, type Db } from '../src/stores/knex.js';
+import { migrationSource } from '../src/stores/migrations/index.js';
+import { DEMO } from '../src/services/demo-seed.js';
 import { freshDatabase } from './helpers/harness.js';
 import { spawnServer, stopServers } from './helpers/process.js';
 

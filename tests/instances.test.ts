@@ -1,8 +1,8 @@
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import * as oidc from 'openid-client';
-import { hashPassword } from '../src/auth/secrets.js';
-import { createDb, migrate, type Db } from '../src/db/knex.js';
-import { createStores, type Stores } from '../src/db/stores.js';
+import { hashPassword } from '../src/lib/secrets.js';
+import { createDb, migrate, type Db } from '../src/stores/knex.js';
+import { createStores, type Stores } from '../src/stores/stores.js';
 import { loadConfig } from '../src/config.js';
 import { createIdentity } from '../src/identity/provider.js';
 import { KEY_ACTIVATION_DELAY_MS, rotateSigningKey } from '../src/identity/keys.js';

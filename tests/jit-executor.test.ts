@@ -1,7 +1,7 @@
 import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { execute, getOperationAST, parse, type ExecutionResult } from 'graphql';
-import { createBearerResolver } from '../src/auth/bearer.js';
+import { createBearerResolver } from '../src/services/bearer.js';
 import { buildContext } from '../src/graphql/context.js';
 import { jitExecutor } from '../src/graphql/jit-executor.js';
 import { resolvers } from '../src/graphql/resolvers/index.js';

@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { hashPassword } from '../src/auth/secrets.js';
-import type { UserRow } from '../src/db/types.js';
+import { hashPassword } from '../src/lib/secrets.js';
+import type { UserRow } from '../src/stores/types.js';
 import { launchBrowser, signInOnPage, startCallback, type Callback } from './helpers/browser.js';
 import { gql } from './helpers/graphql.js';
 import { startServer, type TestServer } from './helpers/harness.js';

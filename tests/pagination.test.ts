@@ -1,4 +1,4 @@
-import type { Db } from '../src/db/knex.js';
+import type { Db } from '../src/stores/knex.js';
 import { addRegistrants, useSeededServer } from './helpers/fixtures.js';
 import { gql, SEED_QUERY } from './helpers/graphql.js';
 

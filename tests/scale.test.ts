@@ -1,4 +1,4 @@
-import { isSqlite } from '../src/db/knex.js';
+import { isSqlite } from '../src/lib/dialect.js';
 import { countQueries } from './helpers/harness.js';
 import { addRegistrants, useSeededServer } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';

@@ -1,6 +1,7 @@
 import { loadConfig } from '../src/config.js';
-import { createDb, isSqlite, migrate, type Db } from '../src/db/knex.js';
-import { createStores } from '../src/db/stores.js';
+import { isSqlite } from '../src/lib/dialect.js';
+import { createDb, migrate, type Db } from '../src/stores/knex.js';
+import { createStores } from '../src/stores/stores.js';
 import { freshDatabase } from './helpers/harness.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 

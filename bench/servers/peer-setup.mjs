@@ -1,10 +1,10 @@
 // What the peers share with Roster: the same schema file, the same resolvers and their data access
 // (stores and DataLoaders), the same bearer-token resolution. Not Roster's cost and rate limits.
 import { readFileSync } from 'node:fs';
-import { createBearerResolver, resolveAuthorization } from '../../dist/auth/bearer.js';
+import { createBearerResolver, resolveAuthorization } from '../../dist/services/bearer.js';
 import { loadConfig } from '../../dist/config.js';
-import { createDb } from '../../dist/db/knex.js';
-import { createStores } from '../../dist/db/stores.js';
+import { createDb } from '../../dist/stores/knex.js';
+import { createStores } from '../../dist/stores/stores.js';
 import { buildContext } from '../../dist/graphql/context.js';
 import { resolvers } from '../../dist/graphql/resolvers/index.js';
 import { createAccessTokenLookup } from '../../dist/identity/access-token-lookup.js';

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { createApp } from '../../dist/app.js';
 import { loadConfig } from '../../dist/config.js';
-import { createDb } from '../../dist/db/knex.js';
+import { createDb } from '../../dist/stores/knex.js';
 
 // The rate limit stays on (every check runs) with a budget the benchmark cannot exhaust.
 const config = loadConfig(

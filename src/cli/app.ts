@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import * as v from '../validation.js';
+import * as v from '../services/validation.js';
 import { collect, requireApp, requireUser, type Run } from './runtime.js';
 
 interface AppCreateOptions {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { EventRow } from '../db/types.js';
-import * as v from '../validation.js';
+import type { EventRow } from '../stores/types.js';
+import * as v from '../services/validation.js';
 import { CliError, collect, requireUser, type Run } from './runtime.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

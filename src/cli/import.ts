@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { importNdjson } from '../import/ndjson-import.js';
+import { importNdjson } from '../services/import/ndjson-import.js';
 import { CliError, type CliIo, type Run } from './runtime.js';
 
 async function open(file: string, io: CliIo): Promise<{ input: Readable; size?: number }> {

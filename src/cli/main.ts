@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
-import { ImportError } from '../import/ndjson-import.js';
-import { InvalidInput } from '../validation.js';
+import { ImportError } from '../services/import/ndjson-import.js';
+import { InvalidInput } from '../services/validation.js';
 import { registerApp } from './app.js';
 import { registerEvent } from './event.js';
 import { registerImport } from './import.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { globalId } from '../graphql/models.js';
-import * as v from '../validation.js';
+import { globalId } from '../lib/ids.js';
+import * as v from '../services/validation.js';
 import { CliError, requireUser, type Run } from './runtime.js';
 
 export function registerRegistration(program: Command, run: Run): void {

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.js';
-import { createDb, migrate, type Db } from '../db/knex.js';
-import { createStores, type Stores } from '../db/stores.js';
+import { createDb, migrate, type Db } from '../stores/knex.js';
+import { createStores, type Stores } from '../stores/stores.js';
 
 export interface CliIo {
   stdout: Writable;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEMO, seedDemo } from '../seed.js';
+import { DEMO, seedDemo } from '../services/demo-seed.js';
 import type { Run } from './runtime.js';
 
 export function registerSeed(program: Command, run: Run): void {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { hashPassword } from '../auth/secrets.js';
-import type { UserRow } from '../db/types.js';
-import * as v from '../validation.js';
+import { hashPassword } from '../lib/secrets.js';
+import type { UserRow } from '../stores/types.js';
+import * as v from '../services/validation.js';
 import { CliError, requireUser, type Run } from './runtime.js';
 
 export const userJson = (u: UserRow) => ({

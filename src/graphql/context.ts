@@ -1,6 +1,6 @@
-import type { RateLimitState } from '../auth/rate-limit.js';
-import type { Viewer } from '../auth/viewer.js';
-import type { Stores } from '../db/stores.js';
+import type { RateLimitState } from '../services/rate-limit.js';
+import type { Viewer } from '../services/viewer.js';
+import type { Stores } from '../stores/stores.js';
 import type { RequestInfo } from '../observability/request-log.js';
 import { createLoaders, type Loaders } from './loaders.js';
 

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
-import type { Stores } from '../db/stores.js';
-import type { ClientAppRow, EventRow, UserRow } from '../db/types.js';
+import type { Stores } from '../stores/stores.js';
+import type { ClientAppRow, EventRow, UserRow } from '../stores/types.js';
 
 /** Per-request batching: one SQL statement per kind of lookup, whatever the page size. */
 export function createLoaders(stores: Stores) {

@@ -1,4 +1,4 @@
-import type { Page, RegistrantRow, RegistrationWithRegistrant } from '../db/types.js';
+import type { Page, RegistrantRow, RegistrationWithRegistrant } from '../stores/types.js';
 
 // What the connection types resolve from: rows plus the one permission decision made for the page.
 
@@ -18,9 +18,4 @@ export interface RegistrationModel {
 export interface RegistrantModel {
   user: RegistrantRow;
   showEmail: boolean;
-}
-
-/** Opaque, type-tagged ids: `Event:12` → base64url. */
-export function globalId(type: string, id: number): string {
-  return Buffer.from(`${type}:${id}`).toString('base64url');
 }

@@ -1,4 +1,4 @@
-import { BadUserInputError } from '../errors/graphql-errors.js';
+import { BadUserInputError } from './errors.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;

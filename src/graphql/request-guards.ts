@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { NextFunction, Request, Response } from 'express';
-import { RateLimited, rateLimitHeaders, type RateLimiter } from '../auth/rate-limit.js';
-import { viewerOf } from '../auth/middleware.js';
+import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
+import { viewerOf } from '../http/bearer-auth.js';
 
 // No Cache-Control here: the /graphql router has set it before any of these run.
 const reject = (res: Response, status: number, code: string, message: string) => {

@@ -6,12 +6,12 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router, type Request } from 'express';
 import type { Logger } from 'pino';
-import type { BearerResolver } from '../auth/bearer.js';
-import { bearerApiCors } from '../auth/cors.js';
-import type { RateLimiter } from '../auth/rate-limit.js';
-import { requireViewer, viewerOf } from '../auth/middleware.js';
+import type { BearerResolver } from '../services/bearer.js';
+import { bearerApiCors } from '../http/cors.js';
+import type { RateLimiter } from '../services/rate-limit.js';
+import { requireViewer, viewerOf } from '../http/bearer-auth.js';
 import type { Config } from '../config.js';
-import type { Stores } from '../db/stores.js';
+import type { Stores } from '../stores/stores.js';
 import { conditionalRequests } from './conditional.js';
 import { refuseBatches, refuseSpentBudget, requireJsonBody, verifyUtf8 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';

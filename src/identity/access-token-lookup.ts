@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider';
-import type { AccessTokenLookup } from '../auth/bearer.js';
+import type { AccessTokenLookup } from '../services/bearer.js';
 
 /** User access tokens are the provider's: found through it, and alive only while their grant is. */
 export function createAccessTokenLookup(identity: { readonly provider: Provider }): AccessTokenLookup {

@@ -1,7 +1,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { sha256 } from '../auth/secrets.js';
-import { openPayload, sealPayload } from '../db/oidc-payload.js';
-import type { Stores } from '../db/stores.js';
+import { sha256 } from '../lib/secrets.js';
+import { openPayload, sealPayload } from '../stores/oidc-payload.js';
+import type { Stores } from '../stores/stores.js';
 import { clientMetadata } from './client-metadata.js';
 
 // Only the grant and its tokens are filed under it: a pending sign-in naming an old grant must outlive that

@@ -1,5 +1,5 @@
-import type { UserRow } from '../db/types.js';
-import { sha256 } from '../auth/secrets.js';
+import type { UserRow } from '../stores/types.js';
+import { sha256 } from '../lib/secrets.js';
 
 /** Scope → the claims it grants (SPEC §4). `sub` and `updated_at` come with every userinfo answer. */
 export const SCOPE_CLAIMS = {

@@ -1,5 +1,5 @@
 import type { ClientMetadata } from 'oidc-provider';
-import type { ClientAppRow } from '../db/types.js';
+import type { ClientAppRow } from '../stores/types.js';
 
 /** A registered app as oidc-provider client metadata. `client_secret` holds the secret's hash. */
 export function clientMetadata(app: ClientAppRow): ClientMetadata {

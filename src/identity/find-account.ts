@@ -1,5 +1,5 @@
 import type { Account, KoaContextWithOIDC } from 'oidc-provider';
-import type { Stores } from '../db/stores.js';
+import type { Stores } from '../stores/stores.js';
 import { allClaims } from './claims.js';
 
 /** oidc-provider's account lookup: the account id is the user's public uid; pending or deactivated users have none. */

@@ -1,11 +1,11 @@
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type Provider from 'oidc-provider';
-import type { Csrf } from '../auth/csrf.js';
-import type { LoginThrottle } from '../auth/login-throttle.js';
-import type { Stores } from '../db/stores.js';
-import { formBody } from './form-body.js';
-import { signIn } from './sign-in.js';
+import type { Csrf } from '../http/csrf.js';
+import type { LoginThrottle } from '../services/login-throttle.js';
+import type { Stores } from '../stores/stores.js';
+import { formBody } from '../http/form-body.js';
+import { signIn } from '../services/sign-in.js';
 import { consentPage, errorPage, loginPage } from './views/interaction-pages.js';
 import { sendPage } from './views/layout.js';
 

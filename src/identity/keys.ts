@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import type { Stores } from '../db/stores.js';
-import { randomToken } from '../auth/secrets.js';
+import type { Stores } from '../stores/stores.js';
+import { randomToken } from '../lib/secrets.js';
 
 /** How long a retired signing key stays published: longer than any token it signed lives. */
 export const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 import Provider, { type Configuration } from 'oidc-provider';
 import type { Config } from '../config.js';
-import type { Stores } from '../db/stores.js';
-import { constantTimeEqual, sha256 } from '../auth/secrets.js';
+import type { Stores } from '../stores/stores.js';
+import { constantTimeEqual, sha256 } from '../lib/secrets.js';
 import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';

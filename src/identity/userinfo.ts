@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import type { BearerResolver } from '../auth/bearer.js';
-import { bearerApiCors } from '../auth/cors.js';
-import { RateLimited, rateLimitHeaders, type RateLimiter } from '../auth/rate-limit.js';
-import { requireViewer, sendBearerError, viewerOf } from '../auth/middleware.js';
-import type { Stores } from '../db/stores.js';
-import { BearerError, invalidToken } from '../errors/bearer-error.js';
+import type { BearerResolver } from '../services/bearer.js';
+import { bearerApiCors } from '../http/cors.js';
+import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
+import { requireViewer, sendBearerError, viewerOf } from '../http/bearer-auth.js';
+import type { Stores } from '../stores/stores.js';
+import { BearerError, invalidToken } from '../services/bearer-error.js';
 import { allClaims, claimsForScopes, pairwiseSubject } from './claims.js';
 import { USERINFO_PATH } from './provider.js';
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Db } from '../db/knex.js';
+import type { Db } from '../stores/knex.js';
 
 /** Distinct GraphQL operation names one instance keeps as label values; any later name counts as `other`. */
 export const MAX_OPERATION_LABELS = 50;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import type { Viewer } from '../auth/viewer.js';
+import type { Viewer } from '../services/viewer.js';
 import type { Metrics } from './metrics.js';
 
 /** What the rest of the request learns for the log line: set by the GraphQL plugin. */

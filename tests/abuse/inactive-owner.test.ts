@@ -1,4 +1,4 @@
-import type { ActivationState } from '../../src/db/types.js';
+import type { ActivationState } from '../../src/stores/types.js';
 import { mintAccessToken } from '../../src/identity/mint-token.js';
 import { cli } from '../helpers/cli.js';
 import { gql } from '../helpers/graphql.js';

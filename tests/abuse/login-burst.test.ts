@@ -1,5 +1,5 @@
-import { hashPassword } from '../../src/auth/secrets.js';
-import { LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
+import { hashPassword } from '../../src/lib/secrets.js';
+import { LOGIN_LIMITS } from '../../src/services/login-throttle.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { accountForm, interactionForm, tally, type SignInForm } from './sign-in-forms.js';
 

@@ -1,7 +1,7 @@
-import { hashPassword } from '../../src/auth/secrets.js';
-import { LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
-import { createDb, migrate, type Db } from '../../src/db/knex.js';
-import { createStores, type Stores } from '../../src/db/stores.js';
+import { hashPassword } from '../../src/lib/secrets.js';
+import { LOGIN_LIMITS } from '../../src/services/login-throttle.js';
+import { createDb, migrate, type Db } from '../../src/stores/knex.js';
+import { createStores, type Stores } from '../../src/stores/stores.js';
 import { freshDatabase } from '../helpers/harness.js';
 import { spawnServer, stopServers, type ServerProcess } from '../helpers/process.js';
 import { accountForm, interactionForm, tally, type SignInForm } from './sign-in-forms.js';

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createHttpServer } from '../../src/http-server.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { rawRequest, type RawAnswer } from '../helpers/raw-http.js';
 

@@ -1,4 +1,4 @@
-import { hashPassword } from '../../src/auth/secrets.js';
+import { hashPassword } from '../../src/lib/secrets.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { Jar, authorizationParams, rawRequest } from './sign-in-forms.js';
 

@@ -1,9 +1,10 @@
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { hashPassword, sha256 } from '../../src/auth/secrets.js';
+import { hashPassword, sha256 } from '../../src/lib/secrets.js';
 import { loadConfig } from '../../src/config.js';
-import { createDb, isSqlite, migrate, type Db } from '../../src/db/knex.js';
-import { createStores } from '../../src/db/stores.js';
+import { isSqlite } from '../../src/lib/dialect.js';
+import { createDb, migrate, type Db } from '../../src/stores/knex.js';
+import { createStores } from '../../src/stores/stores.js';
 import { createIdentity } from '../../src/identity/provider.js';
 import { launchBrowser, signInOnPage, startCallback, type Callback } from '../helpers/browser.js';
 import { freshDatabase, startServer, type TestServer } from '../helpers/harness.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import express from 'express';
-import { hashPassword } from '../../src/auth/secrets.js';
-import { addressKey, LOGIN_LIMITS } from '../../src/auth/login-throttle.js';
+import { hashPassword } from '../../src/lib/secrets.js';
+import { addressKey, LOGIN_LIMITS } from '../../src/services/login-throttle.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { accountForm, tally, type SignInForm } from './sign-in-forms.js';

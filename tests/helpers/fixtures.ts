@@ -1,4 +1,4 @@
-import type { EventRow, UserRow } from '../../src/db/types.js';
+import type { EventRow, UserRow } from '../../src/stores/types.js';
 import { mintAccessToken } from '../../src/identity/mint-token.js';
 import { startServer, type TestServer } from './harness.js';
 

@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type ValidationContext } from 'graphql';
-import { RateLimited, rateLimitHeaders, type RateLimiter } from '../../auth/rate-limit.js';
+import { RateLimited, rateLimitHeaders, type RateLimiter } from '../../services/rate-limit.js';
 import type { GraphQLContext } from '../context.js';
 import { costOf, documentOverLimit, LIMITS, measure, overLimit } from '../limits.js';
 

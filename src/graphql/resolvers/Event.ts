@@ -1,7 +1,7 @@
-import { canSeeRegistrantEmail, canSeeRegistrations } from '../../auth/policy.js';
-import { ForbiddenError } from '../../errors/graphql-errors.js';
+import { canSeeRegistrantEmail, canSeeRegistrations } from '../../services/policy.js';
+import { ForbiddenError } from '../errors.js';
 import type { EventResolvers } from '../../generated/graphql.js';
-import { globalId } from '../models.js';
+import { globalId } from '../../lib/ids.js';
 import { decodeCursor, pageSize } from '../pagination.js';
 
 const date = (ms: number | null) => (ms === null ? null : new Date(ms));

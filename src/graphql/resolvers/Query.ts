@@ -1,4 +1,4 @@
-import { canSeeEvent } from '../../auth/policy.js';
+import { canSeeEvent } from '../../services/policy.js';
 import type { QueryResolvers } from '../../generated/graphql.js';
 
 export const Query: QueryResolvers = {

@@ -1,5 +1,5 @@
 import type { RegistrantResolvers, RegistrationResolvers } from '../../generated/graphql.js';
-import { globalId } from '../models.js';
+import { globalId } from '../../lib/ids.js';
 
 export const Registration: RegistrationResolvers = {
   id: ({ row }) => globalId('Registration', row.id),

@@ -1,4 +1,4 @@
-import type { ClientAppRow, UserRow } from '../../db/types.js';
+import type { ClientAppRow, UserRow } from '../../stores/types.js';
 import { html } from './html.js';
 import { alert, csrfField, layout, signInForm } from './layout.js';
 

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { hashPassword } from './auth/secrets.js';
-import type { Db } from './db/knex.js';
-import type { Stores } from './db/stores.js';
+import { hashPassword } from '../lib/secrets.js';
+import type { Db } from '../stores/knex.js';
+import type { Stores } from '../stores/stores.js';
 import { importNdjson, type ImportCounts } from './import/ndjson-import.js';
 
 /** The demo data's known names (README "Demo data"). */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { isSqlite } from '../lib/dialect.js';
 import { migrationSource } from './migrations/index.js';
 
 export type Db = Knex;
@@ -92,10 +93,6 @@ export function createDb(databaseUrl: string, options: { poolMax?: number } = {}
     },
     migrations: { migrationSource },
   });
-}
-
-export function isSqlite(db: Db): boolean {
-  return db.client.config.client === 'better-sqlite3';
 }
 
 // knex's bookkeeping tables, as knex itself creates them (lib/migrations/migrate/table-creator.js).

@@ -1,7 +1,7 @@
-import { verifyPassword } from '../auth/secrets.js';
-import type { LoginThrottle } from '../auth/login-throttle.js';
-import type { Stores } from '../db/stores.js';
-import type { UserRow } from '../db/types.js';
+import { verifyPassword } from '../lib/secrets.js';
+import type { LoginThrottle } from './login-throttle.js';
+import type { Stores } from '../stores/stores.js';
+import type { UserRow } from '../stores/types.js';
 
 export type SignInResult =
   { ok: true; user: UserRow } | { ok: false; status: 400 | 401 | 429; message: string; retryAfter?: number };

@@ -5,7 +5,8 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import { isIPv6 } from 'node:net';
-import { isSqlite, type Db } from '../db/knex.js';
+import { isSqlite } from '../lib/dialect.js';
+import type { Db } from '../stores/knex.js';
 
 /** Sign-in attempts allowed per email address and per client IP in a window; successes are given back. */
 export const LOGIN_LIMITS = {

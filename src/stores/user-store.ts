@@ -1,4 +1,4 @@
-import { randomToken } from '../auth/secrets.js';
+import { newUid } from '../lib/ids.js';
 import type { Db } from './knex.js';
 import { toUser } from './rows.js';
 import type { ActivationState, UserRow } from './types.js';
@@ -20,8 +20,6 @@ export interface TokenSubject {
   activationState: ActivationState;
   appId: number;
 }
-
-export const newUid = (): string => randomToken('u_', 12);
 
 export class UserStore {
   constructor(private readonly db: Db) {}

@@ -1,11 +1,8 @@
-import { randomToken, sha256 } from '../auth/secrets.js';
+import { APP_TOKEN_PREFIX, CLIENT_SECRET_PREFIX } from '../lib/ids.js';
+import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Db } from './knex.js';
 import { toClientApp } from './rows.js';
 import type { ClientAppRow } from './types.js';
-
-/** App tokens carry a prefix so secret scanners can recognise a leaked one. */
-export const APP_TOKEN_PREFIX = 'rst_app_';
-export const CLIENT_SECRET_PREFIX = 'rst_cs_';
 
 export interface NewClientApp {
   ownerId: number;

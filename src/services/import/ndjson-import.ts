@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import * as store from '../db/import-store.js';
-import type { Db } from '../db/knex.js';
+import * as store from '../../stores/import-store.js';
+import type { Db } from '../../stores/knex.js';
 import { parseRecord, type ImportRecord } from './records.js';
 
 export interface ImportCounts {

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import type { Stores } from '../db/stores.js';
-import { BearerError, invalidToken, malformedAuthorization, missingToken } from '../errors/bearer-error.js';
-import { APP_TOKEN_PREFIX } from '../db/app-store.js';
-import { sha256 } from './secrets.js';
+import type { Stores } from '../stores/stores.js';
+import { BearerError, invalidToken, malformedAuthorization, missingToken } from './bearer-error.js';
+import { APP_TOKEN_PREFIX } from '../lib/ids.js';
+import { sha256 } from '../lib/secrets.js';
 import type { Viewer } from './viewer.js';
 
 /** What the token store knows of a user access token (oidc-provider's AccessToken, looked up). */

@@ -1,4 +1,4 @@
-import type { EventFields, UserFields } from '../db/import-store.js';
+import type { EventFields, UserFields } from '../../stores/import-store.js';
 import * as v from '../validation.js';
 
 // One NDJSON line → a validated record, or a one-line reason.

@@ -1,4 +1,4 @@
-import type { EventRow } from '../db/types.js';
+import type { EventRow } from '../stores/types.js';
 import type { Viewer } from './viewer.js';
 
 // The permission table of SPEC §3, in one place. Callers pass the event's organizer ids.

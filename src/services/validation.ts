@@ -1,4 +1,4 @@
-import { ACTIVATION_STATES, type ActivationState, type Visibility } from './db/types.js';
+import { ACTIVATION_STATES, type ActivationState, type Visibility } from '../stores/types.js';
 
 // Input checks shared by the CLI and the importer: each returns the clean value or throws a one-line reason.
 

@@ -1,4 +1,4 @@
-import { randomToken, sha256 } from '../auth/secrets.js';
+import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Db } from './knex.js';
 
 /** Sessions of the account pages; the cookie holds the token, the table only its hash. */

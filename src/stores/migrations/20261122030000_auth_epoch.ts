@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isSqlite } from '../knex.js';
+import { isSqlite } from '../../lib/dialect.js';
 
 /**
  * A counter the database bumps, in the same transaction, whenever a write may end a bearer token:

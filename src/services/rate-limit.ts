@@ -5,7 +5,8 @@ import {
   RateLimiterSQLite,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import { isSqlite, type Db } from '../db/knex.js';
+import { isSqlite } from '../lib/dialect.js';
+import type { Db } from '../stores/knex.js';
 import type { Viewer } from './viewer.js';
 
 /** What the X-RateLimit-* headers and Query.rateLimit report. */

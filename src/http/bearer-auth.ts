@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { BearerError } from '../errors/bearer-error.js';
-import { resolveAuthorization, type BearerResolver } from './bearer.js';
-import type { Viewer } from './viewer.js';
+import { BearerError } from '../services/bearer-error.js';
+import { resolveAuthorization, type BearerResolver } from '../services/bearer.js';
+import type { Viewer } from '../services/viewer.js';
 
 /** The viewer resolved for this request by `requireViewer`. */
 export function viewerOf(res: Response): Viewer {

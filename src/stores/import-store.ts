@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { newUid } from './user-store.js';
+import { newUid } from '../lib/ids.js';
 import { toEvent, toUser } from './rows.js';
 import type { ActivationState, EventRow, UserRow, Visibility } from './types.js';
 
