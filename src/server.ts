@@ -23,15 +23,9 @@ async function main(): Promise<void> {
       : createHttpServer(
           metricsListener(roster.metricsRegistry, (err) => roster.logger.error({ err }, 'metrics not collected')),
         );
-  await listen(server, config.port, config.host);
-  if (metricsServer) await listen(metricsServer, config.metricsPort!, config.host);
-  roster.logger.info(
-    { port: config.port, host: config.host, baseUrl: config.baseUrl, metricsPort: config.metricsPort },
-    'listening',
-  );
   // stdout carries only JSON log lines in every mode; the banner is for a person at a development terminal.
-  if (!config.production) process.stderr.write(await startupBanner(config, stores, roster.provider, seeded));
-
+  const banner = config.production ? undefined : await startupBanner(config, stores, roster.provider, seeded);
+  // Before listening: a signal that comes as soon as /readyz answers still stops the process gracefully.
   stopGracefullyOnSignals({
     server,
     alsoClose: metricsServer ? [metricsServer] : [],
@@ -44,6 +38,13 @@ async function main(): Promise<void> {
     },
     exit: (code) => process.exit(code),
   });
+  await listen(server, config.port, config.host);
+  if (metricsServer) await listen(metricsServer, config.metricsPort!, config.host);
+  roster.logger.info(
+    { port: config.port, host: config.host, baseUrl: config.baseUrl, metricsPort: config.metricsPort },
+    'listening',
+  );
+  if (banner) process.stderr.write(banner);
 }
 
 // One line, no stack: a ConfigError or ListenError reads the same here as in the CLI (src/cli/main.ts).
