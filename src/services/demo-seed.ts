@@ -14,8 +14,8 @@ export const DEMO = {
   eventSlug: 'roster-launch',
 } as const;
 
-// seeds/ sits at the repo root, beside both src/ (tests) and dist/ (built).
-const DEMO_FILE = new URL('../seeds/demo.ndjson', import.meta.url);
+// seeds/ sits at the repo root, two levels above both src/services (tests) and dist/services (built).
+const DEMO_FILE = new URL('../../seeds/demo.ndjson', import.meta.url);
 
 export interface DemoSeed {
   counts: ImportCounts;
