@@ -1,7 +1,6 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDb, migrate } from './stores/knex.js';
-import { createStores } from './stores/stores.js';
 import { createHttpServer, listen } from './http/http-server.js';
 import { metricsListener } from './observability/metrics-server.js';
 import { stopGracefullyOnSignals } from './http/shutdown.js';
@@ -13,7 +12,6 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await migrate(db);
-  const stores = createStores(db);
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db);
   const roster = await createApp({ config, db });
   const server = createHttpServer(roster.app);
@@ -30,7 +28,7 @@ async function main(): Promise<void> {
     'listening',
   );
   // stdout carries only JSON log lines in every mode; the banner is for a person at a development terminal.
-  if (!config.production) process.stderr.write(await startupBanner(config, stores, roster.provider, seeded));
+  if (!config.production) process.stderr.write(await startupBanner(config, roster.services, roster.provider, seeded));
 
   stopGracefullyOnSignals({
     server,
