@@ -4,7 +4,7 @@ import type { ClientAppRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import * as v from './validation.js';
 
-export const MAX_REDIRECT_URIS = 10;
+const MAX_REDIRECT_URIS = 10;
 
 /** A new client app as its owner (the account pages) or an operator (the CLI) describes it. */
 export interface NewAppInput {
