@@ -8,6 +8,8 @@ import { createBearerResolver } from './services/bearer.js';
 import { createCsrf } from './http/csrf.js';
 import { createLoginThrottle } from './services/login-throttle.js';
 import { createRateLimiter } from './services/rate-limit.js';
+import { createServices, type Services } from './services/services.js';
+import { SignIn } from './services/sign-in.js';
 import type { Config } from './config.js';
 import type { Db } from './stores/knex.js';
 import { createStores, type Stores } from './stores/stores.js';
@@ -36,6 +38,7 @@ export interface AppDeps {
 export interface RosterApp {
   app: Express;
   stores: Stores;
+  services: Services;
   provider: Provider;
   logger: Logger;
   /** The Prometheus registry behind /metrics, for the METRICS_PORT listener. */
@@ -50,6 +53,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const { config, db } = deps;
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const stores = createStores(db);
+  const services = createServices(stores);
   const metrics = createMetrics(db);
   const identity = await createLiveIdentity({ config, stores }, (err, requestId) =>
     logger.error({ err, requestId }, 'provider request failed'),
@@ -59,13 +63,16 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const limiter = await createRateLimiter(db, config.rateLimitPoints, () =>
     metrics.rejections.inc({ reason: 'rate_limit' }),
   );
-  const graphql = await createGraphqlRouter({ stores, resolver, config, logger, limiter });
+  const graphql = await createGraphqlRouter({ services, resolver, config, logger, limiter });
   const secure = config.baseUrl.startsWith('https:');
   const csrf = createCsrf(
     await stores.secrets.getOrCreate('csrf_secret', () => randomBytes(32).toString('base64url')),
     secure,
   );
-  const throttle = createLoginThrottle(db, () => metrics.rejections.inc({ reason: 'login_throttle' }));
+  const signIn = new SignIn(
+    stores,
+    createLoginThrottle(db, () => metrics.rejections.inc({ reason: 'login_throttle' })),
+  );
 
   const app = express();
   app.disable('x-powered-by');
@@ -116,10 +123,10 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     res.type('css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
   });
   app.use(['/interaction', '/account', '/auth', '/session'], pageHeaders);
-  app.use(interactionRouter({ identity, stores, csrf, throttle }));
-  app.use(accountRouter({ stores, csrf, throttle, secure }));
+  app.use(interactionRouter({ identity, services, signIn, csrf }));
+  app.use(accountRouter({ services, signIn, csrf, secure }));
   app.use('/graphql', graphql.router);
-  app.use(userinfoRouter({ stores, resolver, pairwiseSalt, limiter }));
+  app.use(userinfoRouter({ services, resolver, pairwiseSalt, limiter }));
   app.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
   app.use(identity.callback);
@@ -142,6 +149,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   return {
     app,
     stores,
+    services,
     get provider() {
       return identity.provider;
     },

@@ -1,7 +1,6 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDb, migrate } from './stores/knex.js';
-import { createStores } from './stores/stores.js';
 import { createHttpServer, listen } from './http/http-server.js';
 import { metricsListener } from './observability/metrics-server.js';
 import { stopGracefullyOnSignals } from './http/shutdown.js';
@@ -13,7 +12,6 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await migrate(db);
-  const stores = createStores(db);
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db);
   const roster = await createApp({ config, db });
   const server = createHttpServer(roster.app);
@@ -24,7 +22,7 @@ async function main(): Promise<void> {
           metricsListener(roster.metricsRegistry, (err) => roster.logger.error({ err }, 'metrics not collected')),
         );
   // stdout carries only JSON log lines in every mode; the banner is for a person at a development terminal.
-  const banner = config.production ? undefined : await startupBanner(config, stores, roster.provider, seeded);
+  const banner = config.production ? undefined : await startupBanner(config, roster.services, roster.provider, seeded);
   // Before listening: a signal that comes as soon as /readyz answers still stops the process gracefully.
   stopGracefullyOnSignals({
     server,

@@ -1,17 +1,18 @@
 import type Provider from 'oidc-provider';
 import type { Config } from './config.js';
 import { withLock, type Db } from './stores/knex.js';
-import { createStores, type Stores } from './stores/stores.js';
+import { createStores } from './stores/stores.js';
 import { mintAccessToken } from './identity/mint-token.js';
 import { DEMO, seedDemo, type DemoSeed } from './services/demo-seed.js';
+import { createServices, type Services } from './services/services.js';
 
 /** On an empty database: loads the demo data. Returns what was created, or undefined. */
 export async function seedOnEmptyDatabase(db: Db): Promise<DemoSeed | undefined> {
   // Instances starting together take turns: the first seeds, the others then find users and skip.
   return withLock(db, 'demo-seed', async (trx) => {
-    const stores = createStores(trx);
-    if (!(await stores.users.isEmpty())) return undefined;
-    return seedDemo(trx, stores);
+    const services = createServices(createStores(trx));
+    if (!(await services.users.isEmpty())) return undefined;
+    return seedDemo(services);
   });
 }
 
@@ -21,17 +22,17 @@ const SEED_QUERY =
 /** What `npm start` prints once it listens: where it is and, after a fresh seed, how to query it. */
 export async function startupBanner(
   config: Config,
-  stores: Stores,
+  services: Services,
   provider: Provider,
   seeded?: DemoSeed,
 ): Promise<string> {
   const url = `${config.baseUrl}/graphql`;
   const lines = [`Roster is listening on ${config.baseUrl} — GraphQL at ${url}`];
   if (!seeded?.app) return `${lines.join('\n')}\n`;
-  const organizer = (await stores.users.findByEmail(DEMO.organizerEmail))!;
+  const { user: organizer, app } = await services.grants.tokenSubject(DEMO.organizerEmail, seeded.app.clientId);
   const userToken = await mintAccessToken(provider, {
     accountId: organizer.uid,
-    clientId: seeded.app.clientId,
+    clientId: app.clientId,
     scope: 'openid email profile',
   });
   const body = JSON.stringify({ query: SEED_QUERY, variables: { slug: DEMO.eventSlug } });

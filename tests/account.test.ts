@@ -132,6 +132,17 @@ describe('account settings in a real browser', () => {
     expect(await server.stores.apps.listByOwner(user.id)).toEqual([]);
   });
 
+  it('refuses more than 10 redirect URIs, as the CLI does', async () => {
+    await signInToAccount();
+    await page.getByLabel('Name').fill('Many URIs');
+    await page
+      .getByLabel(/Redirect URIs/)
+      .fill(Array.from({ length: 11 }, (_, i) => `https://many.example/${i}`).join('\n'));
+    await page.getByRole('button', { name: 'Register app' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('At most 10 redirect URIs.');
+    expect(await server.stores.apps.listByOwner(user.id)).toEqual([]);
+  });
+
   it('regenerating the app token and the client secret kills the old ones at once', async () => {
     await signInToAccount();
     const made = await registerApp('Rotating App', [callback.redirectUri]);

@@ -282,6 +282,17 @@ describe('events, registrations, apps, tokens, keys', () => {
     await expectFailure([...args, '--json'], message);
   });
 
+  test('app create refuses more than 10 redirect URIs, as the account pages do', async () => {
+    const uris = Array.from({ length: 11 }, (_, i) => ['--redirect-uri', `https://many.example/cb${i}`]).flat();
+    const create = ['app', 'create', '--owner', 'owner@example.com', '--name', 'Many', '--json'];
+    await expectFailure([...create, ...uris], /^roster: at most 10 redirect URIs\n$/);
+    expect(await db('client_apps').where({ name: 'Many' }).first()).toBeUndefined();
+    // Ten, one of them repeated with blanks around it, are fine: repeats count once.
+    const made = await roster(...create, ...uris.slice(0, 20), '--redirect-uri', ' https://many.example/cb0 ');
+    expect(made.code).toBe(0);
+    expect(made.json.redirect_uris).toHaveLength(10);
+  });
+
   test('unknown commands and options are usage errors', async () => {
     await expectFailure(['frobnicate'], /unknown command 'frobnicate'/, 2);
     await expectFailure(['user', 'create', '--name', 'X', '--colour', 'red'], /unknown option '--colour'/, 2);

@@ -2,6 +2,7 @@ import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interf
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { execute, getOperationAST, parse, type ExecutionResult } from 'graphql';
 import { createBearerResolver } from '../src/services/bearer.js';
+import { createServices } from '../src/services/services.js';
 import { buildContext } from '../src/graphql/context.js';
 import { jitExecutor } from '../src/graphql/jit-executor.js';
 import { resolvers } from '../src/graphql/resolvers/index.js';
@@ -18,7 +19,7 @@ const jit = jitExecutor(schema);
 async function contextFor(token: keyof Fixtures['tokens']) {
   const resolve = createBearerResolver(t.server.stores, createAccessTokenLookup(t.server));
   const viewer = await resolve(t.fx.tokens[token]);
-  return buildContext(viewer, t.server.stores, 'test', {});
+  return buildContext(viewer, createServices(t.server.stores), 'test', {});
 }
 
 /** Runs a document both ways, each with its own fresh context; returns both results as JSON. */

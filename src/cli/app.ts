@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import * as v from '../services/validation.js';
-import { collect, requireApp, requireUser, type Run } from './runtime.js';
+import { collect, type Run } from './runtime.js';
 
 interface AppCreateOptions {
   json?: boolean;
@@ -21,17 +20,20 @@ export function registerApp(program: Command, run: Run): void {
     .option('--public', 'a public client (no secret; PKCE required)')
     .option('--json', 'print one JSON object')
     .action((opts: AppCreateOptions) =>
-      run(opts, async ({ stores }) => {
-        const name = v.text(opts.name, '--name', 200);
-        const redirectUris = [...new Set(opts.redirectUri.map(v.redirectUri))];
-        const owner = await requireUser(stores, opts.owner);
-        const made = await stores.apps.create({ ownerId: owner.id, name, redirectUris, confidential: !opts.public });
+      run(opts, async ({ services }) => {
+        const owner = await services.users.getByKey(opts.owner);
+        const made = await services.apps.create({
+          ownerId: owner.id,
+          name: opts.name,
+          redirectUris: opts.redirectUri,
+          confidential: !opts.public,
+        });
         const json = {
           client_id: made.app.clientId,
           client_secret: made.clientSecret,
           app_token: made.appToken,
-          name,
-          redirect_uris: redirectUris,
+          name: made.app.name,
+          redirect_uris: made.app.redirectUris,
           owner: owner.uid,
         };
         return { json, human: `created app ${made.app.clientId}; secret and app token (shown once) in --json` };
@@ -43,9 +45,8 @@ export function registerApp(program: Command, run: Run): void {
     .requiredOption('--client <id>', 'client id')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; client: string }) =>
-      run(opts, async ({ stores }) => {
-        const found = await requireApp(stores, opts.client);
-        const appToken = await stores.apps.rotateAppToken(found.id);
+      run(opts, async ({ services }) => {
+        const appToken = await services.apps.rotateAppToken(await services.apps.getByClientId(opts.client));
         return { json: { app_token: appToken }, human: `new app token (shown once): ${appToken}` };
       }),
     );

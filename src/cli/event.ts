@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { EventRow } from '../stores/types.js';
-import * as v from '../services/validation.js';
-import { CliError, collect, requireUser, type Run } from './runtime.js';
+import { collect, type Run } from './runtime.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -40,24 +39,17 @@ export function registerEvent(program: Command, run: Run): void {
     .option('--time-zone <tz>', 'IANA time zone')
     .option('--json', 'print one JSON object')
     .action((opts: EventCreateOptions) =>
-      run(opts, async ({ stores }) => {
-        const slug = v.slug(opts.slug, '--slug');
-        const startsAt = opts.startsAt === undefined ? null : v.isoTime(opts.startsAt, '--starts-at');
-        const endsAt = opts.endsAt === undefined ? null : v.isoTime(opts.endsAt, '--ends-at');
-        v.timeRange(startsAt, endsAt);
-        const input = {
-          slug,
-          name: v.text(opts.name, '--name'),
-          startsAt,
-          endsAt,
-          timeZone: opts.timeZone === undefined ? null : v.timeZone(opts.timeZone, '--time-zone'),
-          visibility: opts.private ? ('private' as const) : ('public' as const),
-        };
-        const organizers = [];
-        for (const key of opts.organizer) organizers.push(await requireUser(stores, key));
-        if (await stores.events.findBySlug(slug)) throw new CliError(`an event with slug ${slug} exists`);
-        const created = await stores.events.create({ ...input, organizerIds: organizers.map((u) => u.id) });
-        const uids = [...new Set(organizers.map((u) => u.uid))];
+      run(opts, async ({ services }) => {
+        const { event: created, organizers } = await services.events.create({
+          slug: opts.slug,
+          name: opts.name,
+          organizers: opts.organizer,
+          visibility: opts.private ? 'private' : 'public',
+          startsAt: opts.startsAt,
+          endsAt: opts.endsAt,
+          timeZone: opts.timeZone,
+        });
+        const uids = organizers.map((u) => u.uid);
         return { json: eventJson(created, uids), human: `created event ${created.slug}` };
       }),
     );

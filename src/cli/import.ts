@@ -3,7 +3,6 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { importNdjson } from '../services/import/ndjson-import.js';
 import { CliError, type CliIo, type Run } from './runtime.js';
 
 async function open(file: string, io: CliIo): Promise<{ input: Readable; size?: number }> {
@@ -20,14 +19,14 @@ export function registerImport(program: Command, run: Run, io: CliIo): void {
     .argument('<file>', 'NDJSON file, or - for standard input')
     .option('--json', 'print one JSON object')
     .action((file: string, opts: { json?: boolean }) =>
-      run(opts, async ({ db }) => {
+      run(opts, async ({ services }) => {
         const { input, size } = await open(file, io);
         // A progress bar only for people watching a terminal, never in pipes or logs.
         const bar = io.stderr.isTTY && size ? new SingleBar({ stream: io.stderr, etaBuffer: 50 }) : undefined;
         bar?.start(size!, 0);
         let done = 0;
         try {
-          const counts = await importNdjson(db, input, (bytes) => {
+          const counts = await services.importer.run(input, (bytes) => {
             done += bytes;
             bar?.update(Math.min(done, size!));
           });

@@ -1,7 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
-import { ImportError } from '../services/import/ndjson-import.js';
-import { InvalidInput } from '../services/validation.js';
+import { DomainError, InvalidInput } from '../services/errors.js';
 import { registerApp } from './app.js';
 import { registerEvent } from './event.js';
 import { registerImport } from './import.js';
@@ -46,15 +45,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 /** One line for the operator; never a stack trace. */
 function describe(err: unknown): string {
+  // Options are named after the services' fields: `starts_at` is --starts-at.
+  if (err instanceof InvalidInput && err.field) return `--${err.field.replaceAll('_', '-')} ${err.reason}`;
   // A ConfigError names its variable first: the same line the server prints (src/server.ts).
-  if (
-    err instanceof CliError ||
-    err instanceof InvalidInput ||
-    err instanceof ImportError ||
-    err instanceof ConfigError
-  ) {
-    return err.message;
-  }
+  if (err instanceof CliError || err instanceof DomainError || err instanceof ConfigError) return err.message;
   const message = err instanceof Error ? err.message : String(err);
   if (/UNIQUE|duplicate key/i.test(message)) return 'that record already exists';
   if (/ECONNREFUSED|ENOTFOUND|password authentication/i.test(message)) return `database unreachable: ${message}`;

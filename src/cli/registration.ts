@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { globalId } from '../lib/ids.js';
-import * as v from '../services/validation.js';
-import { CliError, requireUser, type Run } from './runtime.js';
+import type { Run } from './runtime.js';
 
 export function registerRegistration(program: Command, run: Run): void {
   const registration = program.command('registration').description('manage registrations');
@@ -12,22 +11,15 @@ export function registerRegistration(program: Command, run: Run): void {
     .requiredOption('--user <user>', 'registrant (email or uid)')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; event: string; user: string }) =>
-      run(opts, async ({ stores }) => {
-        const slug = v.slug(opts.event, '--event');
-        const event = await stores.events.findBySlug(slug);
-        if (!event) throw new CliError(`no event with slug ${slug}`);
-        const user = await requireUser(stores, opts.user);
-        if (await stores.registrations.find(event.id, user.id)) {
-          throw new CliError(`${opts.user} is already registered for ${slug}`);
-        }
-        const created = await stores.registrations.create(event.id, user.id);
+      run(opts, async ({ services }) => {
+        const { registration: created, event, user } = await services.registrations.create(opts.event, opts.user);
         const json = {
           id: globalId('Registration', created.id),
-          event: slug,
+          event: event.slug,
           user: user.uid,
           created_at: new Date(created.createdAt).toISOString(),
         };
-        return { json, human: `registered ${user.uid} for ${slug}` };
+        return { json, human: `registered ${user.uid} for ${event.slug}` };
       }),
     );
 }

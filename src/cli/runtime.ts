@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.js';
 import { createDb, migrate, type Db } from '../stores/knex.js';
+import { createServices, type Services } from '../services/services.js';
 import { createStores, type Stores } from '../stores/stores.js';
 
 export interface CliIo {
@@ -23,7 +24,9 @@ export class CliError extends Error {
 export interface Env {
   config: Config;
   db: Db;
+  /** For the identity provider (signing keys, tokens); the domain goes through `services`. */
   stores: Stores;
+  services: Services;
 }
 
 export interface Output {
@@ -44,7 +47,8 @@ export function createRuntime(io: CliIo) {
     const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
     try {
       if (migrateFirst) await migrate(db);
-      const out = await action({ config, db, stores: createStores(db) });
+      const stores = createStores(db);
+      const out = await action({ config, db, stores, services: createServices(stores) });
       io.stdout.write(opts.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
     } finally {
       await db.destroy();
@@ -53,18 +57,5 @@ export function createRuntime(io: CliIo) {
 }
 
 export type Run = ReturnType<typeof createRuntime>;
-
-/** Finds a user by email or uid, or fails with a clear message. */
-export async function requireUser(stores: Stores, key: string) {
-  const user = await stores.users.findByKey(key);
-  if (!user) throw new CliError(`no user with ${key.includes('@') ? 'email' : 'uid'} ${key}`);
-  return user;
-}
-
-export async function requireApp(stores: Stores, clientId: string) {
-  const app = await stores.apps.findByClientId(clientId);
-  if (!app) throw new CliError(`no app with client id ${clientId}`);
-  return app;
-}
 
 export const collect = (value: string, previous: string[]) => [...previous, value];

@@ -8,8 +8,8 @@ export function registerSeed(program: Command, run: Run): void {
     .description('load the demo data (idempotent)')
     .option('--json', 'print one JSON object')
     .action((opts) =>
-      run(opts, async ({ db, stores }) => {
-        const seeded = await seedDemo(db, stores);
+      run(opts, async ({ services }) => {
+        const seeded = await seedDemo(services);
         const json = {
           ...seeded.counts,
           organizer: DEMO.organizerEmail,

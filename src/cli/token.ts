@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { SUPPORTED_SCOPES } from '../identity/claims.js';
-import { CliError, requireApp, requireUser, type Run } from './runtime.js';
+import { CliError, type Run } from './runtime.js';
 
 export function registerToken(program: Command, run: Run): void {
   const token = program.command('token').description('mint user access tokens');
@@ -12,18 +12,12 @@ export function registerToken(program: Command, run: Run): void {
     .option('--scope <scopes>', 'space-separated scopes', 'openid email profile')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; user: string; client: string; scope: string }) =>
-      run(opts, async ({ config, stores }) => {
+      run(opts, async ({ config, stores, services }) => {
         const scopes = [...new Set(opts.scope.split(/\s+/).filter(Boolean))];
         const unknown = scopes.find((s) => !(SUPPORTED_SCOPES as string[]).includes(s));
         if (unknown) throw new CliError(`unknown scope ${unknown}: use ${SUPPORTED_SCOPES.join(', ')}`);
         if (scopes.length === 0) throw new CliError('--scope needs at least one scope');
-        const user = await requireUser(stores, opts.user);
-        if (user.activationState !== 'active') throw new CliError(`user ${user.uid} is ${user.activationState}`);
-        const app = await requireApp(stores, opts.client);
-        const owner = await stores.users.findById(app.ownerId);
-        if (owner && owner.activationState !== 'active') {
-          throw new CliError(`app ${app.clientId} is suspended: its owner ${owner.uid} is ${owner.activationState}`);
-        }
+        const { user, app } = await services.grants.tokenSubject(opts.user, opts.client);
         // Loaded here only: the provider is heavy and the other commands do not need it.
         const { createIdentity } = await import('../identity/provider.js');
         const { mintAccessToken } = await import('../identity/mint-token.js');

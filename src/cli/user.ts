@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { hashPassword } from '../lib/secrets.js';
 import type { UserRow } from '../stores/types.js';
-import * as v from '../services/validation.js';
-import { CliError, requireUser, type Run } from './runtime.js';
+import { CliError, type Run } from './runtime.js';
 
 export const userJson = (u: UserRow) => ({
   uid: u.uid,
@@ -41,24 +39,18 @@ export function registerUser(program: Command, run: Run): void {
     .option('--activation-state <state>', 'active, pending or deactivated', 'active')
     .option('--json', 'print one JSON object')
     .action((opts: UserCreateOptions) =>
-      run(opts, async ({ stores }) => {
+      run(opts, async ({ services }) => {
         if (opts.email === undefined)
           throw new CliError('--email is required (or --no-email for a registrant without one)');
-        const email = opts.email === false ? null : v.email(opts.email);
-        if (opts.password !== undefined && opts.password.length < 8) {
-          throw new CliError('--password must be at least 8 characters');
-        }
-        const input = {
-          email,
-          name: v.text(opts.name, '--name'),
-          picture: opts.picture === undefined ? null : v.httpUrl(opts.picture, '--picture'),
-          zoneinfo: opts.zoneinfo === undefined ? null : v.timeZone(opts.zoneinfo, '--zoneinfo'),
-          emailVerified: email !== null && opts.emailVerified === true,
-          activationState: v.activationState(opts.activationState),
-          passwordHash: opts.password === undefined ? null : await hashPassword(opts.password),
-        };
-        if (email && (await stores.users.findByEmail(email))) throw new CliError(`a user with email ${email} exists`);
-        const created = await stores.users.create(input);
+        const created = await services.users.create({
+          email: opts.email === false ? null : opts.email,
+          name: opts.name,
+          password: opts.password,
+          picture: opts.picture,
+          zoneinfo: opts.zoneinfo,
+          emailVerified: opts.emailVerified,
+          activationState: opts.activationState,
+        });
         return { json: userJson(created), human: `created user ${created.uid} (${created.email ?? 'no email'})` };
       }),
     );
@@ -69,10 +61,8 @@ export function registerUser(program: Command, run: Run): void {
     .requiredOption('--state <state>', 'active, pending or deactivated')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; user: string; state: string }) =>
-      run(opts, async ({ stores }) => {
-        const state = v.activationState(opts.state);
-        const found = await requireUser(stores, opts.user);
-        const updated = (await stores.users.setActivationState(found.id, state)) ?? found;
+      run(opts, async ({ services }) => {
+        const updated = await services.users.setState(opts.user, opts.state);
         return { json: userJson(updated), human: `user ${updated.uid} is ${updated.activationState}` };
       }),
     );

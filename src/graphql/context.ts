@@ -1,13 +1,13 @@
 import type { RateLimitState } from '../services/rate-limit.js';
+import type { Services } from '../services/services.js';
 import type { Viewer } from '../services/viewer.js';
-import type { Stores } from '../stores/stores.js';
 import type { RequestInfo } from '../observability/request-log.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What every resolver sees: who is asking, and this request's loaders. */
 export interface GraphQLContext {
   viewer: Viewer;
-  stores: Stores;
+  services: Services;
   loaders: Loaders;
   requestId: string;
   /** Shared with the request log: what the operation turned out to be. */
@@ -18,6 +18,6 @@ export interface GraphQLContext {
   rateLimit?: RateLimitState;
 }
 
-export function buildContext(viewer: Viewer, stores: Stores, requestId: string, info: RequestInfo): GraphQLContext {
-  return { viewer, stores, loaders: createLoaders(stores), requestId, info, cost: { requested: 0, nodes: 0 } };
+export function buildContext(viewer: Viewer, services: Services, requestId: string, info: RequestInfo): GraphQLContext {
+  return { viewer, services, loaders: createLoaders(services), requestId, info, cost: { requested: 0, nodes: 0 } };
 }

@@ -1,28 +1,28 @@
 import DataLoader from 'dataloader';
-import type { Stores } from '../stores/stores.js';
+import type { Services } from '../services/services.js';
 import type { ClientAppRow, EventRow, UserRow } from '../stores/types.js';
 
 /** Per-request batching: one SQL statement per kind of lookup, whatever the page size. */
-export function createLoaders(stores: Stores) {
+export function createLoaders(services: Services) {
   return {
     eventBySlug: new DataLoader<string, EventRow | null>(async (slugs) => {
-      const rows = await stores.events.findBySlugs(slugs);
+      const rows = await services.events.findBySlugs(slugs);
       return slugs.map((slug) => rows.find((r) => r.slug === slug) ?? null);
     }),
     organizerIds: new DataLoader<number, number[]>(async (eventIds) => {
-      const byEvent = await stores.events.organizerIds(eventIds);
+      const byEvent = await services.events.organizerIds(eventIds);
       return eventIds.map((id) => byEvent.get(id) ?? []);
     }),
     userById: new DataLoader<number, UserRow | null>(async (ids) => {
-      const rows = new Map((await stores.users.findByIds(ids)).map((u) => [u.id, u]));
+      const rows = new Map((await services.users.findByIds(ids)).map((u) => [u.id, u]));
       return ids.map((id) => rows.get(id) ?? null);
     }),
     registrationCount: new DataLoader<number, number>(async (eventIds) => {
-      const counts = await stores.registrations.counts(eventIds);
+      const counts = await services.registrations.counts(eventIds);
       return eventIds.map((id) => counts.get(id) ?? 0);
     }),
     appById: new DataLoader<number, ClientAppRow | null>(async (ids) => {
-      const rows = new Map((await stores.apps.findByIds(ids)).map((a) => [a.id, a]));
+      const rows = new Map((await services.apps.findByIds(ids)).map((a) => [a.id, a]));
       return ids.map((id) => rows.get(id) ?? null);
     }),
   };

@@ -11,7 +11,7 @@ import { bearerApiCors } from '../http/cors.js';
 import type { RateLimiter } from '../services/rate-limit.js';
 import { requireViewer, viewerOf } from '../http/bearer-auth.js';
 import type { Config } from '../config.js';
-import type { Stores } from '../stores/stores.js';
+import type { Services } from '../services/services.js';
 import { conditionalRequests } from './conditional.js';
 import { refuseBatches, refuseSpentBudget, requireJsonBody, verifyUtf8 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
@@ -32,7 +32,7 @@ export const SCHEMA_SDL = readFileSync(new URL('../../schema.graphql', import.me
 export const MAX_BODY_BYTES = 100 * 1024;
 
 export interface GraphqlDeps {
-  stores: Stores;
+  services: Services;
   resolver: BearerResolver;
   config: Config;
   logger: Logger;
@@ -85,7 +85,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
   });
   const apolloMiddleware = expressMiddleware(apollo, {
     context: async ({ res }) =>
-      buildContext(viewerOf(res), deps.stores, String(res.locals.requestId), requestInfo(res)),
+      buildContext(viewerOf(res), deps.services, String(res.locals.requestId), requestInfo(res)),
   });
   router.get('/', (req, res, next) => {
     if (!wantsLandingPage(req)) return next();

@@ -1,18 +1,14 @@
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Csrf } from '../http/csrf.js';
-import type { LoginThrottle } from '../services/login-throttle.js';
-import type { Stores } from '../stores/stores.js';
+import { Conflict, InvalidInput, type DomainError } from '../services/errors.js';
+import type { Services } from '../services/services.js';
+import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
 import type { UserRow } from '../stores/types.js';
-import { InvalidInput, redirectUri, text } from '../services/validation.js';
 import { formBody } from '../http/form-body.js';
-import { signIn } from '../services/sign-in.js';
-import { accountLoginPage, credentialsPage, dashboardPage, type Authorization } from './views/account-pages.js';
+import { accountLoginPage, credentialsPage, dashboardPage } from './views/account-pages.js';
 import { errorPage } from './views/interaction-pages.js';
 import { sendPage } from './views/layout.js';
-
-export const ACCOUNT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
-const MAX_REDIRECT_URIS = 10;
 
 const NOTICES: Record<string, string> = {
   deleted: 'The app was deleted; its tokens no longer work.',
@@ -20,11 +16,21 @@ const NOTICES: Record<string, string> = {
 };
 
 interface Deps {
-  stores: Stores;
+  services: Services;
+  signIn: SignIn;
   csrf: Csrf;
-  throttle: LoginThrottle;
   secure: boolean;
 }
+
+/** The form's names for the services' fields. */
+const FIELD_LABELS: Record<string, string> = { name: 'Name', redirect_uri: 'Redirect URI' };
+
+/** A refusal as the page shows it: one sentence, the field by its label on the form. */
+const sentence = (err: DomainError) => {
+  const text =
+    err instanceof InvalidInput && err.field ? `${FIELD_LABELS[err.field] ?? err.field} ${err.reason}` : err.message;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+};
 
 interface Signed {
   user: UserRow;
@@ -33,7 +39,7 @@ interface Signed {
 
 /** Account settings at /account: sign in, register and manage apps, revoke authorizations. */
 export function accountRouter(deps: Deps): Router {
-  const { stores, csrf, throttle, secure } = deps;
+  const { services, signIn, csrf, secure } = deps;
   const cookieName = secure ? '__Secure-roster.account' : 'roster.account';
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/account' };
   const router = express.Router();
@@ -42,11 +48,8 @@ export function accountRouter(deps: Deps): Router {
   const signedIn = async (req: Request, res: Response): Promise<Signed | undefined> => {
     const session = (req.cookies as Record<string, string | undefined>)[cookieName];
     if (!session) return undefined;
-    const userId = await stores.accountSessions.userIdFor(session);
-    const user = userId === undefined ? undefined : await stores.users.findById(userId);
-    if (user?.activationState === 'active') return { user, session };
-    // Unknown, expired, or its user may no longer sign in: the session ends here (reactivation does not revive it).
-    await stores.accountSessions.delete(session);
+    const user = await signIn.sessionUser(session);
+    if (user) return { user, session };
     res.clearCookie(cookieName, cookieOptions);
     return undefined;
   };
@@ -60,22 +63,10 @@ export function accountRouter(deps: Deps): Router {
     who: Signed,
     extra: { status?: number; error?: string; notice?: string; form?: Record<string, string> } = {},
   ) => {
-    const [apps, grants] = await Promise.all([
-      stores.apps.listByOwner(who.user.id),
-      stores.oidc.grantsOf(who.user.uid),
+    const [apps, authorizations] = await Promise.all([
+      services.apps.listOwned(who.user.id),
+      services.grants.listForUser(who.user),
     ]);
-    const scopesByClient = new Map<string, Set<string>>();
-    for (const grant of grants) {
-      const scopes = scopesByClient.get(grant.clientId) ?? new Set<string>();
-      grant.scopes.forEach((s) => scopes.add(s));
-      scopesByClient.set(grant.clientId, scopes);
-    }
-    const names = new Map(
-      (await stores.apps.findByClientIds([...scopesByClient.keys()])).map((a) => [a.clientId, a.name]),
-    );
-    const authorizations: Authorization[] = [...scopesByClient]
-      .filter(([clientId]) => names.has(clientId))
-      .map(([clientId, scopes]) => ({ clientId, appName: names.get(clientId)!, scopes: [...scopes].sort() }));
     sendPage(
       res,
       extra.status ?? 200,
@@ -105,8 +96,7 @@ export function accountRouter(deps: Deps): Router {
 
   /** The signed-in user's own app; anyone else's (or none) is the same 404. */
   const ownApp = async (req: Request, res: Response, who: Signed) => {
-    const id = String(req.params.id);
-    const app = /^\d{1,9}$/.test(id) ? await stores.apps.findOwned(who.user.id, Number(id)) : undefined;
+    const app = await services.apps.findOwned(who.user.id, String(req.params.id));
     if (!app)
       sendPage(res, 404, errorPage({ error: 'not_found', description: 'There is no such app in your account.' }));
     return app;
@@ -123,12 +113,12 @@ export function accountRouter(deps: Deps): Router {
     const body = req.body as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
     if (!csrf.verify(req, '')) return loginForm(req, res, 403, 'This form has expired. Sign in again.', email);
-    const result = await signIn({ stores, throttle }, req.ip ?? '', body.email, body.password);
+    const result = await signIn.attempt(req.ip ?? '', body.email, body.password);
     if (!result.ok) {
       if (result.retryAfter) res.set('Retry-After', String(result.retryAfter));
       return loginForm(req, res, result.status, result.message, email);
     }
-    const session = await stores.accountSessions.create(result.user.id, ACCOUNT_SESSION_TTL_MS);
+    const session = await signIn.openSession(result.user);
     res.cookie(cookieName, session, { ...cookieOptions, maxAge: ACCOUNT_SESSION_TTL_MS });
     res.redirect(303, '/account');
   });
@@ -136,7 +126,7 @@ export function accountRouter(deps: Deps): Router {
   router.post('/account/logout', async (req: Request, res: Response) => {
     const who = await guard(req, res);
     if (!who) return;
-    await stores.accountSessions.delete(who.session);
+    await signIn.closeSession(who.session);
     res.clearCookie(cookieName, cookieOptions);
     res.redirect(303, '/account');
   });
@@ -151,21 +141,10 @@ export function accountRouter(deps: Deps): Router {
       type: body.type === 'public' ? 'public' : 'confidential',
     };
     try {
-      const name = text(form.name.trim(), 'name', 200);
-      const uris = [
-        ...new Set(
-          form.redirectUris
-            .split(/\r?\n/)
-            .map((u) => u.trim())
-            .filter(Boolean),
-        ),
-      ];
-      if (uris.length === 0) throw new InvalidInput('enter at least one redirect URI');
-      if (uris.length > MAX_REDIRECT_URIS) throw new InvalidInput(`at most ${MAX_REDIRECT_URIS} redirect URIs`);
-      const made = await stores.apps.create({
+      const made = await services.apps.create({
         ownerId: who.user.id,
-        name,
-        redirectUris: uris.map(redirectUri),
+        name: form.name,
+        redirectUris: form.redirectUris.split(/\r?\n/),
         confidential: form.type === 'confidential',
       });
       sendPage(
@@ -173,15 +152,14 @@ export function accountRouter(deps: Deps): Router {
         201,
         credentialsPage({
           app: made.app,
-          title: `${name} is registered`,
+          title: `${made.app.name} is registered`,
           clientSecret: made.clientSecret,
           appToken: made.appToken,
         }),
       );
     } catch (err) {
       if (!(err instanceof InvalidInput)) throw err;
-      const message = err.message.charAt(0).toUpperCase() + err.message.slice(1) + '.';
-      await dashboard(req, res, who, { status: 400, error: message, form });
+      await dashboard(req, res, who, { status: 400, error: sentence(err), form });
     }
   });
 
@@ -189,18 +167,20 @@ export function accountRouter(deps: Deps): Router {
     const who = await guard(req, res);
     const app = who && (await ownApp(req, res, who));
     if (!app) return;
-    if (!app.clientSecretHash) {
-      return dashboard(req, res, who, { status: 400, error: 'A public app has no client secret.' });
+    try {
+      const clientSecret = await services.apps.rotateClientSecret(app);
+      sendPage(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
+    } catch (err) {
+      if (!(err instanceof Conflict)) throw err;
+      await dashboard(req, res, who, { status: 400, error: sentence(err) });
     }
-    const clientSecret = await stores.apps.rotateClientSecret(app.id);
-    sendPage(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
   });
 
   router.post('/account/apps/:id/token', async (req: Request, res: Response) => {
     const who = await guard(req, res);
     const app = who && (await ownApp(req, res, who));
     if (!app) return;
-    const appToken = await stores.apps.rotateAppToken(app.id);
+    const appToken = await services.apps.rotateAppToken(app);
     sendPage(res, 200, credentialsPage({ app, title: `New app token for ${app.name}`, appToken }));
   });
 
@@ -208,14 +188,14 @@ export function accountRouter(deps: Deps): Router {
     const who = await guard(req, res);
     const app = who && (await ownApp(req, res, who));
     if (!app) return;
-    await stores.apps.delete(app.id);
+    await services.apps.delete(app);
     res.redirect(303, '/account?done=deleted');
   });
 
   router.post('/account/authorizations/:clientId/revoke', async (req: Request, res: Response) => {
     const who = await guard(req, res);
     if (!who) return;
-    await stores.oidc.revokeGrants(who.user.uid, String(req.params.clientId));
+    await services.grants.revoke(who.user, String(req.params.clientId));
     res.redirect(303, '/account?done=revoked');
   });
 

@@ -2,19 +2,18 @@ import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type Provider from 'oidc-provider';
 import type { Csrf } from '../http/csrf.js';
-import type { LoginThrottle } from '../services/login-throttle.js';
-import type { Stores } from '../stores/stores.js';
+import type { Services } from '../services/services.js';
+import type { SignIn } from '../services/sign-in.js';
 import { formBody } from '../http/form-body.js';
-import { signIn } from '../services/sign-in.js';
 import { consentPage, errorPage, loginPage } from './views/interaction-pages.js';
 import { sendPage } from './views/layout.js';
 
 interface Deps {
   /** The current provider (it is rebuilt when signing keys change). */
   identity: { readonly provider: Provider };
-  stores: Stores;
+  services: Services;
+  signIn: SignIn;
   csrf: Csrf;
-  throttle: LoginThrottle;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -23,7 +22,7 @@ const FORM_EXPIRED = 'This form has expired. Sign in again.';
 
 /** The login and consent pages oidc-provider sends users to, at /interaction/:uid. */
 export function interactionRouter(deps: Deps): Router {
-  const { identity, stores, csrf, throttle } = deps;
+  const { identity, services, signIn, csrf } = deps;
   const router = express.Router();
   router.use('/interaction', cookieParser());
   const form = formBody('10kb');
@@ -40,7 +39,7 @@ export function interactionRouter(deps: Deps): Router {
     }
   };
 
-  const appName = async (clientId: unknown) => (await stores.apps.findByClientId(String(clientId)))?.name ?? 'an app';
+  const appName = async (clientId: unknown) => (await services.apps.findByClientId(String(clientId)))?.name ?? 'an app';
 
   const render = async (req: Request, res: Response, found: Details, status = 200, error?: string, email?: string) => {
     const uid = found.uid;
@@ -49,7 +48,7 @@ export function interactionRouter(deps: Deps): Router {
     if (found.prompt.name === 'login') {
       return sendPage(res, status, loginPage({ uid, appName: name, csrf: token, error, email }));
     }
-    const user = found.session?.accountId ? await stores.users.findByUid(found.session.accountId) : undefined;
+    const user = found.session?.accountId ? await services.users.findByKey(found.session.accountId) : undefined;
     const scopes = (found.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
     return sendPage(res, status, consentPage({ uid, appName: name, csrf: token, email: user?.email ?? '', scopes }));
   };
@@ -78,7 +77,7 @@ export function interactionRouter(deps: Deps): Router {
     const found = await accept(req, res, 'login');
     if (!found) return;
     const body = req.body as Record<string, unknown>;
-    const result = await signIn({ stores, throttle }, req.ip ?? '', body.email, body.password);
+    const result = await signIn.attempt(req.ip ?? '', body.email, body.password);
     if (!result.ok) {
       if (result.retryAfter) res.set('Retry-After', String(result.retryAfter));
       const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;

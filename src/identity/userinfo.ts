@@ -3,14 +3,14 @@ import type { BearerResolver } from '../services/bearer.js';
 import { bearerApiCors } from '../http/cors.js';
 import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
 import { requireViewer, sendBearerError, viewerOf } from '../http/bearer-auth.js';
-import type { Stores } from '../stores/stores.js';
+import type { Services } from '../services/services.js';
 import { BearerError, invalidToken } from '../services/bearer-error.js';
 import { allClaims, claimsForScopes, pairwiseSubject } from './claims.js';
 import { USERINFO_PATH } from './provider.js';
 
 /** GET/POST /openid/userinfo: the signed-in user's claims, by granted scope (SPEC §4). */
 export function userinfoRouter(deps: {
-  stores: Stores;
+  services: Services;
   resolver: BearerResolver;
   pairwiseSalt: string;
   limiter: RateLimiter;
@@ -44,7 +44,7 @@ export function userinfoRouter(deps: {
         res.status(429).json({ error: 'rate_limited', error_description: err.message });
         return;
       }
-      const user = await deps.stores.users.findById(viewer.userId);
+      const user = await deps.services.users.findById(viewer.userId);
       if (!user) return sendBearerError(res, invalidToken(), 'oauth');
       const sub = pairwiseSubject(viewer.clientId, user.uid, deps.pairwiseSalt);
       res.set('Cache-Control', 'no-store').json(claimsForScopes(allClaims(user, sub), viewer.scopes));

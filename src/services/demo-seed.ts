@@ -1,8 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { hashPassword } from '../lib/secrets.js';
-import type { Db } from '../stores/knex.js';
-import type { Stores } from '../stores/stores.js';
-import { importNdjson, type ImportCounts } from './import/ndjson-import.js';
+import type { ImportCounts } from './import/ndjson-import.js';
+import type { Services } from './services.js';
 
 /** The demo data's known names (README "Demo data"). */
 export const DEMO = {
@@ -24,13 +22,13 @@ export interface DemoSeed {
 }
 
 /** Loads the demo data; idempotent: a second run changes nothing and creates no second app. */
-export async function seedDemo(db: Db, stores: Stores): Promise<DemoSeed> {
-  const counts = await importNdjson(db, createReadStream(DEMO_FILE));
-  const organizer = await stores.users.findByEmail(DEMO.organizerEmail);
+export async function seedDemo(services: Services): Promise<DemoSeed> {
+  const counts = await services.importer.run(createReadStream(DEMO_FILE));
+  const organizer = await services.users.findByKey(DEMO.organizerEmail);
   if (!organizer) throw new Error(`the demo data has no ${DEMO.organizerEmail}`);
-  if (!organizer.passwordHash) await stores.users.setPasswordHash(organizer.id, await hashPassword(DEMO.password));
-  if (await stores.apps.findByClientId(DEMO.clientId)) return { counts };
-  const made = await stores.apps.create({
+  if (!organizer.passwordHash) await services.users.setPassword(organizer, DEMO.password);
+  if (await services.apps.findByClientId(DEMO.clientId)) return { counts };
+  const made = await services.apps.create({
     ownerId: organizer.id,
     name: DEMO.appName,
     redirectUris: [DEMO.redirectUri],

@@ -8,34 +8,62 @@ export type SignInResult =
 
 export const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
-/** Email and password sign-in, shared by the login page and the account pages. */
-export async function signIn(
-  deps: { stores: Stores; throttle: LoginThrottle },
-  ip: string,
-  email: unknown,
-  password: unknown,
-): Promise<SignInResult> {
-  if (typeof email !== 'string' || typeof password !== 'string' || !email.trim() || !password) {
-    return { ok: false, status: 400, message: 'Enter your email and your password.' };
+export const ACCOUNT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+
+/**
+ * Email and password sign-in, shared by the login page and the account pages, and the account pages'
+ * sessions a sign-in opens: both hold only while the user may sign in (is active).
+ */
+export class SignIn {
+  constructor(
+    private readonly stores: Stores,
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  async attempt(ip: string, email: unknown, password: unknown): Promise<SignInResult> {
+    if (typeof email !== 'string' || typeof password !== 'string' || !email.trim() || !password) {
+      return { ok: false, status: 400, message: 'Enter your email and your password.' };
+    }
+    if (email.length > 320 || password.length > 1024) return { ok: false, status: 401, message: WRONG_CREDENTIALS };
+    // Counted before the password is checked, so a burst of parallel attempts gets no more than the limit.
+    const attempt = await this.throttle.reserve(ip, email);
+    if (!attempt.allowed) {
+      const minutes = Math.ceil(attempt.retryAfter / 60);
+      return {
+        ok: false,
+        status: 429,
+        retryAfter: attempt.retryAfter,
+        message: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      };
+    }
+    const user = await this.stores.users.findByEmail(email.trim());
+    // verifyPassword spends the same time for unknown users; inactive users get the same answer as a wrong password.
+    const valid = await verifyPassword(password, user?.passwordHash ?? null);
+    if (!valid || !user || user.activationState !== 'active') {
+      return { ok: false, status: 401, message: WRONG_CREDENTIALS };
+    }
+    await attempt.succeeded();
+    return { ok: true, user };
   }
-  if (email.length > 320 || password.length > 1024) return { ok: false, status: 401, message: WRONG_CREDENTIALS };
-  // Counted before the password is checked, so a burst of parallel attempts gets no more than the limit.
-  const attempt = await deps.throttle.reserve(ip, email);
-  if (!attempt.allowed) {
-    const minutes = Math.ceil(attempt.retryAfter / 60);
-    return {
-      ok: false,
-      status: 429,
-      retryAfter: attempt.retryAfter,
-      message: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-    };
+
+  /** Opens an account-pages session for a signed-in user; returns the token its cookie carries. */
+  openSession(user: UserRow): Promise<string> {
+    return this.stores.accountSessions.create(user.id, ACCOUNT_SESSION_TTL_MS);
   }
-  const user = await deps.stores.users.findByEmail(email.trim());
-  // verifyPassword spends the same time for unknown users; inactive users get the same answer as a wrong password.
-  const valid = await verifyPassword(password, user?.passwordHash ?? null);
-  if (!valid || !user || user.activationState !== 'active') {
-    return { ok: false, status: 401, message: WRONG_CREDENTIALS };
+
+  /**
+   * The user whose session this is, while they may sign in. A session unknown, expired or of a user who may
+   * no longer sign in ends here (reactivation does not revive it).
+   */
+  async sessionUser(token: string): Promise<UserRow | undefined> {
+    const userId = await this.stores.accountSessions.userIdFor(token);
+    const user = userId === undefined ? undefined : await this.stores.users.findById(userId);
+    if (user?.activationState === 'active') return user;
+    await this.stores.accountSessions.delete(token);
+    return undefined;
   }
-  await attempt.succeeded();
-  return { ok: true, user };
+
+  closeSession(token: string): Promise<void> {
+    return this.stores.accountSessions.delete(token);
+  }
 }

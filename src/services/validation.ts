@@ -1,8 +1,7 @@
 import { ACTIVATION_STATES, type ActivationState, type Visibility } from '../stores/types.js';
+import { InvalidInput } from './errors.js';
 
-// Input checks shared by the CLI and the importer: each returns the clean value or throws a one-line reason.
-
-export class InvalidInput extends Error {}
+// Input checks shared by the services and the importer: each returns the clean value or throws InvalidInput.
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -10,27 +9,27 @@ const UID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function email(value: unknown, field = 'email'): string {
   if (typeof value !== 'string' || value.length > 320 || !EMAIL.test(value)) {
-    throw new InvalidInput(`${field} must be an email address`);
+    throw new InvalidInput('must be an email address', field);
   }
   return value;
 }
 
 export function text(value: unknown, field: string, max = 500): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new InvalidInput(`${field} must be a non-empty string`);
-  if (value.length > max) throw new InvalidInput(`${field} must be at most ${max} characters`);
+  if (typeof value !== 'string' || value.trim() === '') throw new InvalidInput('must be a non-empty string', field);
+  if (value.length > max) throw new InvalidInput(`must be at most ${max} characters`, field);
   return value.trim();
 }
 
 export function slug(value: unknown, field = 'slug'): string {
   if (typeof value !== 'string' || value.length > 100 || !SLUG.test(value)) {
-    throw new InvalidInput(`${field} must be lowercase letters, digits and single hyphens (1-100 characters)`);
+    throw new InvalidInput('must be lowercase letters, digits and single hyphens (1-100 characters)', field);
   }
   return value;
 }
 
 export function uid(value: unknown, field = 'uid'): string {
   if (typeof value !== 'string' || !UID.test(value)) {
-    throw new InvalidInput(`${field} must be 1-64 letters, digits, '_' or '-'`);
+    throw new InvalidInput("must be 1-64 letters, digits, '_' or '-'", field);
   }
   return value;
 }
@@ -46,27 +45,27 @@ export function httpUrl(value: unknown, field: string): string {
   try {
     url = new URL(String(value));
   } catch {
-    throw new InvalidInput(`${field} must be an absolute http(s) URL`);
+    throw new InvalidInput('must be an absolute http(s) URL', field);
   }
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || String(value).length > 2000) {
-    throw new InvalidInput(`${field} must be an absolute http(s) URL`);
+    throw new InvalidInput('must be an absolute http(s) URL', field);
   }
   return String(value);
 }
 
 /** A redirect URI: absolute http(s), no fragment (RFC 6749 §3.1.2). */
-export function redirectUri(value: unknown): string {
-  const uri = httpUrl(value, 'redirect URI');
-  if (uri.includes('#')) throw new InvalidInput('redirect URI must not contain a fragment');
+export function redirectUri(value: unknown, field = 'redirect_uri'): string {
+  const uri = httpUrl(value, field);
+  if (uri.includes('#')) throw new InvalidInput('must not contain a fragment', field);
   return uri;
 }
 
-export function timeZone(value: unknown, field = 'time zone'): string {
-  if (typeof value !== 'string' || value === '') throw new InvalidInput(`${field} must be an IANA time zone`);
+export function timeZone(value: unknown, field = 'time_zone'): string {
+  if (typeof value !== 'string' || value === '') throw new InvalidInput('must be an IANA time zone', field);
   try {
     new Intl.DateTimeFormat('en', { timeZone: value });
   } catch {
-    throw new InvalidInput(`${field} "${value}" is not an IANA time zone`);
+    throw new InvalidInput(`"${value}" is not an IANA time zone`, field);
   }
   return value;
 }
@@ -79,19 +78,19 @@ export function activationState(value: unknown): ActivationState {
 }
 
 export function visibility(value: unknown): Visibility {
-  if (value !== 'public' && value !== 'private') throw new InvalidInput('visibility must be public or private');
+  if (value !== 'public' && value !== 'private') throw new InvalidInput('must be public or private', 'visibility');
   return value;
 }
 
 /** An ISO 8601 date-time (with a date part), as epoch milliseconds. */
 export function isoTime(value: unknown, field: string): number {
   const ms = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(ms)) throw new InvalidInput(`${field} must be an ISO 8601 date-time`);
+  if (Number.isNaN(ms)) throw new InvalidInput('must be an ISO 8601 date-time', field);
   return ms;
 }
 
 export function boolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw new InvalidInput(`${field} must be true or false`);
+  if (typeof value !== 'boolean') throw new InvalidInput('must be true or false', field);
   return value;
 }
 

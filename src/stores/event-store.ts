@@ -1,16 +1,50 @@
-import { eventRow, insertEvent, setOrganizers, type EventFields } from './import-store.js';
+import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
 import { toEvent } from './rows.js';
-import type { EventRow } from './types.js';
+import type { EventRow, Visibility } from './types.js';
+
+/** An event's writable fields: on insert an absent one gets its default, on update it keeps its stored value. */
+export interface EventFields {
+  slug: string;
+  name: string;
+  startsAt?: number | null;
+  endsAt?: number | null;
+  timeZone?: string | null;
+  visibility?: Visibility;
+}
 
 export type NewEvent = EventFields & { organizerIds: number[] };
+
+/** The one mapping of event fields to columns (the slug is the key, set on insert only). */
+const eventColumns = (e: EventFields) => ({
+  name: e.name,
+  ...(e.startsAt !== undefined ? { starts_at: e.startsAt } : {}),
+  ...(e.endsAt !== undefined ? { ends_at: e.endsAt } : {}),
+  ...(e.timeZone !== undefined ? { time_zone: e.timeZone } : {}),
+  ...(e.visibility !== undefined ? { visibility: e.visibility } : {}),
+});
+
+/** True when updating the stored event with `e` would change it. */
+export function eventDiffers(row: EventRow, e: EventFields): boolean {
+  return (
+    row.name !== e.name ||
+    (e.startsAt !== undefined && row.startsAt !== e.startsAt) ||
+    (e.endsAt !== undefined && row.endsAt !== e.endsAt) ||
+    (e.timeZone !== undefined && row.timeZone !== e.timeZone) ||
+    (e.visibility !== undefined && row.visibility !== e.visibility)
+  );
+}
 
 export class EventStore {
   constructor(private readonly db: Db) {}
 
+  /** A few statements for any number of slugs (one for a page's worth). */
   async findBySlugs(slugs: readonly string[]): Promise<EventRow[]> {
-    if (slugs.length === 0) return [];
-    return (await this.db('events').whereIn('slug', slugs)).map(toEvent);
+    const rows: EventRow[] = [];
+    for (const part of chunks([...new Set(slugs)])) {
+      for (const r of await this.db('events').whereIn('slug', part)) rows.push(toEvent(r));
+    }
+    return rows;
   }
 
   async findBySlug(slug: string): Promise<EventRow | undefined> {
@@ -27,11 +61,57 @@ export class EventStore {
     return byEvent;
   }
 
+  /** Creates the event with its organizers, all or nothing. */
   async create(event: NewEvent, now = Date.now()): Promise<EventRow> {
     return this.db.transaction(async (trx) => {
-      const id = await insertEvent(trx, event, now);
-      await setOrganizers(trx, id, [...new Set(event.organizerIds)]);
-      return eventRow(id, event, now);
+      const events = new EventStore(trx);
+      const row = await events.insert(event, now);
+      await events.setOrganizers(row.id, event.organizerIds);
+      return row;
     });
+  }
+
+  /** Inserts the event alone; returns its row without reading it back. */
+  async insert(e: EventFields, now = Date.now()): Promise<EventRow> {
+    const [inserted] = await this.db('events')
+      .insert({
+        starts_at: null,
+        ends_at: null,
+        time_zone: null,
+        visibility: 'public',
+        ...eventColumns(e),
+        slug: e.slug,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id');
+    return {
+      id: Number(typeof inserted === 'object' ? inserted.id : inserted),
+      slug: e.slug,
+      name: e.name,
+      startsAt: e.startsAt ?? null,
+      endsAt: e.endsAt ?? null,
+      timeZone: e.timeZone ?? null,
+      visibility: e.visibility ?? 'public',
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  async update(id: number, e: EventFields, now = Date.now()): Promise<void> {
+    await this.db('events')
+      .where({ id })
+      .update({ ...eventColumns(e), updated_at: now });
+  }
+
+  /** Makes the event's organizers exactly `userIds`; returns whether anything changed. */
+  async setOrganizers(eventId: number, userIds: readonly number[]): Promise<boolean> {
+    const current = (await this.db('event_organizers').where({ event_id: eventId }).pluck('user_id')).map(Number);
+    const wanted = new Set(userIds);
+    const same = current.length === wanted.size && current.every((id) => wanted.has(id));
+    if (same) return false;
+    await this.db('event_organizers').where({ event_id: eventId }).delete();
+    await this.db('event_organizers').insert([...wanted].map((user_id) => ({ event_id: eventId, user_id })));
+    return true;
   }
 }

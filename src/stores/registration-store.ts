@@ -1,3 +1,4 @@
+import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
 import { toRegistration, toRegistrationWithRegistrant } from './rows.js';
 import type { Page, RegistrationRow, RegistrationWithRegistrant } from './types.js';
@@ -53,6 +54,16 @@ export class RegistrationStore {
       .insert({ event_id: eventId, user_id: userId, created_at: now })
       .returning('*');
     return toRegistration(row);
+  }
+
+  /** Inserts registrations in batched statements, leaving existing (event, user) pairs as they are. */
+  async insertMany(pairs: readonly { eventId: number; userId: number }[], now = Date.now()): Promise<void> {
+    for (const part of chunks(pairs)) {
+      await this.db('registrations')
+        .insert(part.map((p) => ({ event_id: p.eventId, user_id: p.userId, created_at: now })))
+        .onConflict(['event_id', 'user_id'])
+        .ignore();
+    }
   }
 
   async find(eventId: number, userId: number): Promise<RegistrationRow | undefined> {

@@ -17,6 +17,8 @@ export interface Stores {
   oidc: OidcStore;
   accountSessions: AccountSessionStore;
   authEpoch: AuthEpochStore;
+  /** Runs `fn` with every store on one transaction: all of its writes or none. */
+  transaction<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
 }
 
 export function createStores(db: Db): Stores {
@@ -29,5 +31,6 @@ export function createStores(db: Db): Stores {
     oidc: new OidcStore(db),
     accountSessions: new AccountSessionStore(db),
     authEpoch: new AuthEpochStore(db),
+    transaction: (fn) => db.transaction((trx) => fn(createStores(trx))),
   };
 }

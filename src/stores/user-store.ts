@@ -1,11 +1,13 @@
 import { newUid } from '../lib/ids.js';
+import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
 import { toUser } from './rows.js';
 import type { ActivationState, UserRow } from './types.js';
 
-export interface NewUser {
+/** A user's writable fields: on insert an absent one gets its default, on update it keeps its stored value. */
+export interface UserFields {
   uid?: string;
-  email: string | null;
+  email?: string | null;
   emailVerified?: boolean;
   name: string;
   picture?: string | null;
@@ -19,6 +21,44 @@ export interface TokenSubject {
   userId: number;
   activationState: ActivationState;
   appId: number;
+}
+
+/** The one mapping of user fields to columns: the fields given, and nothing else. */
+const userColumns = (u: UserFields) => ({
+  ...(u.email !== undefined ? { email: u.email, email_normalized: u.email?.toLowerCase() ?? null } : {}),
+  ...(u.emailVerified !== undefined ? { email_verified: u.emailVerified } : {}),
+  name: u.name,
+  ...(u.picture !== undefined ? { picture: u.picture } : {}),
+  ...(u.zoneinfo !== undefined ? { zoneinfo: u.zoneinfo } : {}),
+  ...(u.passwordHash !== undefined ? { password_hash: u.passwordHash } : {}),
+  ...(u.activationState !== undefined ? { activation_state: u.activationState } : {}),
+});
+
+const newUserColumns = (u: UserFields, now: number) => ({
+  email: null,
+  email_normalized: null,
+  email_verified: false,
+  picture: null,
+  zoneinfo: null,
+  password_hash: null,
+  activation_state: 'active',
+  ...userColumns(u),
+  uid: u.uid ?? newUid(),
+  created_at: now,
+  updated_at: now,
+});
+
+/** True when updating the stored user with `u` would change it. */
+export function userDiffers(row: UserRow, u: UserFields): boolean {
+  return (
+    row.name !== u.name ||
+    (u.email !== undefined && row.email !== u.email) ||
+    (u.emailVerified !== undefined && row.emailVerified !== u.emailVerified) ||
+    (u.picture !== undefined && row.picture !== u.picture) ||
+    (u.zoneinfo !== undefined && row.zoneinfo !== u.zoneinfo) ||
+    (u.passwordHash !== undefined && row.passwordHash !== u.passwordHash) ||
+    (u.activationState !== undefined && row.activationState !== u.activationState)
+  );
 }
 
 export class UserStore {
@@ -68,23 +108,36 @@ export class UserStore {
     return key.includes('@') ? this.findByEmail(key) : this.findByUid(key);
   }
 
-  async create(user: NewUser, now = Date.now()): Promise<UserRow> {
-    const [row] = await this.db('users')
-      .insert({
-        uid: user.uid ?? newUid(),
-        email: user.email,
-        email_normalized: user.email?.toLowerCase() ?? null,
-        email_verified: user.emailVerified ?? false,
-        name: user.name,
-        picture: user.picture ?? null,
-        zoneinfo: user.zoneinfo ?? null,
-        password_hash: user.passwordHash ?? null,
-        activation_state: user.activationState ?? 'active',
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('*');
+  /** Users named by uid or email, keyed by the same strings (emails lower-cased), a few statements for any number. */
+  async findByKeys(keys: readonly string[]): Promise<Map<string, UserRow>> {
+    const found = new Map<string, UserRow>();
+    const emails = [...new Set(keys.filter((k) => k.includes('@')).map((k) => k.toLowerCase()))];
+    const uids = [...new Set(keys.filter((k) => !k.includes('@')))];
+    for (const part of chunks(emails)) {
+      for (const r of await this.db('users').whereIn('email_normalized', part)) {
+        found.set(String(r.email_normalized), toUser(r));
+      }
+    }
+    for (const part of chunks(uids)) {
+      for (const r of await this.db('users').whereIn('uid', part)) found.set(String(r.uid), toUser(r));
+    }
+    return found;
+  }
+
+  async create(user: UserFields, now = Date.now()): Promise<UserRow> {
+    const [row] = await this.db('users').insert(newUserColumns(user, now)).returning('*');
     return toUser(row);
+  }
+
+  /** Inserts many users in batched statements, reading nothing back. */
+  async insertMany(users: readonly UserFields[], now = Date.now()): Promise<void> {
+    for (const part of chunks(users)) await this.db('users').insert(part.map((u) => newUserColumns(u, now)));
+  }
+
+  async update(id: number, user: UserFields, now = Date.now()): Promise<void> {
+    await this.db('users')
+      .where({ id })
+      .update({ ...userColumns(user), updated_at: now });
   }
 
   async isEmpty(): Promise<boolean> {

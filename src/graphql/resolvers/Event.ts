@@ -11,14 +11,14 @@ export const Event: EventResolvers = {
   startsAt: (event) => date(event.startsAt),
   endsAt: (event) => date(event.endsAt),
   visibility: (event) => (event.visibility === 'private' ? 'PRIVATE' : 'PUBLIC'),
-  async registrations(event, { first, after }, { loaders, stores, viewer, cost }) {
+  async registrations(event, { first, after }, { loaders, services, viewer, cost }) {
     const organizerIds = await loaders.organizerIds.load(event.id);
     if (!canSeeRegistrations(viewer, organizerIds)) {
       throw new ForbiddenError('Only the organizers of this event may read its registrations.');
     }
     const size = pageSize(first);
     const afterId = after === null || after === undefined ? null : decodeCursor(after);
-    const page = await stores.registrations.page(event.id, size, afterId);
+    const page = await services.registrations.page(event.id, size, afterId);
     cost.nodes += page.rows.length;
     return { eventId: event.id, page, afterId, showEmail: canSeeRegistrantEmail(viewer, organizerIds) };
   },

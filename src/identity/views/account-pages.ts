@@ -1,12 +1,7 @@
+import type { Authorization } from '../../services/grant-service.js';
 import type { ClientAppRow, UserRow } from '../../stores/types.js';
 import { html } from './html.js';
 import { alert, csrfField, layout, signInForm } from './layout.js';
-
-export interface Authorization {
-  clientId: string;
-  appName: string;
-  scopes: string[];
-}
 
 export function accountLoginPage(input: { csrf: string; error?: string; email?: string }) {
   return layout(

@@ -1,4 +1,6 @@
-import type { EventFields, UserFields } from '../../stores/import-store.js';
+import type { EventFields } from '../../stores/event-store.js';
+import type { UserFields } from '../../stores/user-store.js';
+import { InvalidInput } from '../errors.js';
 import * as v from '../validation.js';
 
 // One NDJSON line → a validated record, or a one-line reason.
@@ -23,7 +25,7 @@ const REGISTRATION_FIELDS = new Set(['type', 'event', 'user']);
 
 function only(obj: Record<string, unknown>, allowed: Set<string>): void {
   const extra = Object.keys(obj).find((k) => !allowed.has(k));
-  if (extra) throw new v.InvalidInput(`unknown field "${extra}"`);
+  if (extra) throw new InvalidInput(`unknown field "${extra}"`);
 }
 
 /** `undefined` when absent (leave as stored), null when explicitly null (clear), else checked. */
@@ -44,14 +46,14 @@ function parseUser(o: Record<string, unknown>): UserFields {
     zoneinfo: optional(o.zoneinfo, (x) => v.timeZone(x, 'zoneinfo')),
     activationState: o.activation_state === undefined ? undefined : v.activationState(o.activation_state),
   };
-  if (!user.uid && !user.email) throw new v.InvalidInput('a user needs an email or a uid');
+  if (!user.uid && !user.email) throw new InvalidInput('a user needs an email or a uid');
   return user;
 }
 
 function parseEvent(o: Record<string, unknown>): { event: EventFields; organizers: string[] } {
   only(o, EVENT_FIELDS);
   if (!Array.isArray(o.organizers) || o.organizers.length === 0) {
-    throw new v.InvalidInput('organizers must be a non-empty list of users (email or uid)');
+    throw new InvalidInput('must be a non-empty list of users (email or uid)', 'organizers');
   }
   const event: EventFields = {
     slug: v.slug(o.slug),
@@ -70,10 +72,10 @@ export function parseRecord(text: string, line: number): ImportRecord {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new v.InvalidInput('not valid JSON');
+    throw new InvalidInput('not valid JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new v.InvalidInput('a record must be a JSON object');
+    throw new InvalidInput('a record must be a JSON object');
   }
   const o = value as Record<string, unknown>;
   switch (o.type) {
@@ -85,6 +87,6 @@ export function parseRecord(text: string, line: number): ImportRecord {
       only(o, REGISTRATION_FIELDS);
       return { type: 'registration', line, event: v.slug(o.event, 'event'), user: v.userKey(o.user) };
     default:
-      throw new v.InvalidInput('type must be "user", "event" or "registration"');
+      throw new InvalidInput('type must be "user", "event" or "registration"');
   }
 }

@@ -1,0 +1,79 @@
+import type { CreatedClientApp } from '../stores/app-store.js';
+import type { Stores } from '../stores/stores.js';
+import type { ClientAppRow } from '../stores/types.js';
+import { Conflict, InvalidInput, NotFound } from './errors.js';
+import * as v from './validation.js';
+
+const MAX_REDIRECT_URIS = 10;
+
+/** A new client app as its owner (the account pages) or an operator (the CLI) describes it. */
+export interface NewAppInput {
+  ownerId: number;
+  name: string;
+  /** Blank entries and repeats are dropped; then 1 to MAX_REDIRECT_URIS. */
+  redirectUris: readonly string[];
+  /** A public client has no secret and must use PKCE. */
+  confidential?: boolean;
+  /** A fixed client id (the demo app's); a random one otherwise. */
+  clientId?: string;
+}
+
+export class AppService {
+  constructor(private readonly stores: Stores) {}
+
+  findByClientId(clientId: string): Promise<ClientAppRow | undefined> {
+    return this.stores.apps.findByClientId(clientId);
+  }
+
+  /** Like findByClientId, but an app that does not exist is a NotFound. */
+  async getByClientId(clientId: string): Promise<ClientAppRow> {
+    const app = await this.stores.apps.findByClientId(clientId);
+    if (!app) throw new NotFound(`no app with client id ${clientId}`);
+    return app;
+  }
+
+  findByIds(ids: readonly number[]): Promise<ClientAppRow[]> {
+    return this.stores.apps.findByIds(ids);
+  }
+
+  listOwned(ownerId: number): Promise<ClientAppRow[]> {
+    return this.stores.apps.listByOwner(ownerId);
+  }
+
+  /** The app with this id (as the URL gives it) only if `ownerId` owns it: nobody touches another user's app. */
+  findOwned(ownerId: number, id: string): Promise<ClientAppRow | undefined> {
+    if (!/^\d{1,9}$/.test(id)) return Promise.resolve(undefined);
+    return this.stores.apps.findOwned(ownerId, Number(id));
+  }
+
+  /** Registers the app; its secret (when confidential) and app token are in the answer, and nowhere else. */
+  async create(input: NewAppInput): Promise<CreatedClientApp> {
+    const name = v.text(input.name.trim(), 'name', 200);
+    const uris = [...new Set(input.redirectUris.map((u) => u.trim()).filter(Boolean))];
+    if (uris.length === 0) throw new InvalidInput('enter at least one redirect URI');
+    if (uris.length > MAX_REDIRECT_URIS) throw new InvalidInput(`at most ${MAX_REDIRECT_URIS} redirect URIs`);
+    return this.stores.apps.create({
+      ownerId: input.ownerId,
+      name,
+      redirectUris: uris.map((u) => v.redirectUri(u)),
+      confidential: input.confidential ?? true,
+      clientId: input.clientId,
+    });
+  }
+
+  /** A new app token; the old ones stop working at once. */
+  rotateAppToken(app: ClientAppRow): Promise<string> {
+    return this.stores.apps.rotateAppToken(app.id);
+  }
+
+  /** A new client secret; the old one stops working at once. A public app has none to replace. */
+  async rotateClientSecret(app: ClientAppRow): Promise<string> {
+    if (!app.clientSecretHash) throw new Conflict('a public app has no client secret');
+    return this.stores.apps.rotateClientSecret(app.id);
+  }
+
+  /** Deletes the app with its tokens and everything issued to it. */
+  delete(app: ClientAppRow): Promise<void> {
+    return this.stores.apps.delete(app.id);
+  }
+}

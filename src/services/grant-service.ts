@@ -1,0 +1,57 @@
+import type { Stores } from '../stores/stores.js';
+import type { ClientAppRow, UserRow } from '../stores/types.js';
+import type { AppService } from './app-service.js';
+import { Conflict } from './errors.js';
+import type { UserService } from './user-service.js';
+
+/** An app the user has authorized, with every scope granted to it across their grants. */
+export interface Authorization {
+  clientId: string;
+  appName: string;
+  scopes: string[];
+}
+
+/** What users have granted apps: listed and revoked by the user, and the rule for issuing a token. */
+export class GrantService {
+  constructor(
+    private readonly stores: Stores,
+    private readonly users: UserService,
+    private readonly apps: AppService,
+  ) {}
+
+  /** The apps the user has live grants to (apps since deleted left out), scopes merged per app. */
+  async listForUser(user: UserRow): Promise<Authorization[]> {
+    const scopesByClient = new Map<string, Set<string>>();
+    for (const grant of await this.stores.oidc.grantsOf(user.uid)) {
+      const scopes = scopesByClient.get(grant.clientId) ?? new Set<string>();
+      grant.scopes.forEach((s) => scopes.add(s));
+      scopesByClient.set(grant.clientId, scopes);
+    }
+    const names = new Map(
+      (await this.stores.apps.findByClientIds([...scopesByClient.keys()])).map((a) => [a.clientId, a.name]),
+    );
+    return [...scopesByClient]
+      .filter(([clientId]) => names.has(clientId))
+      .map(([clientId, scopes]) => ({ clientId, appName: names.get(clientId)!, scopes: [...scopes].sort() }));
+  }
+
+  /** Revokes every grant the user gave the app, with the codes and tokens issued under them. */
+  async revoke(user: UserRow, clientId: string): Promise<void> {
+    await this.stores.oidc.revokeGrants(user.uid, clientId);
+  }
+
+  /**
+   * The user (email or uid) and the app (client id) a new user token would be issued to, when it may be:
+   * the user is active and the app is not suspended (its owner is active).
+   */
+  async tokenSubject(userKey: string, clientId: string): Promise<{ user: UserRow; app: ClientAppRow }> {
+    const user = await this.users.getByKey(userKey);
+    if (user.activationState !== 'active') throw new Conflict(`user ${user.uid} is ${user.activationState}`);
+    const app = await this.apps.getByClientId(clientId);
+    const owner = await this.users.findById(app.ownerId);
+    if (owner && owner.activationState !== 'active') {
+      throw new Conflict(`app ${app.clientId} is suspended: its owner ${owner.uid} is ${owner.activationState}`);
+    }
+    return { user, app };
+  }
+}

@@ -1,0 +1,36 @@
+import type { Stores } from '../stores/stores.js';
+import type { EventRow, Page, RegistrationRow, RegistrationWithRegistrant, UserRow } from '../stores/types.js';
+import { Conflict, NotFound } from './errors.js';
+import type { UserService } from './user-service.js';
+import * as v from './validation.js';
+
+export class RegistrationService {
+  constructor(
+    private readonly stores: Stores,
+    private readonly users: UserService,
+  ) {}
+
+  /** Keyset page of an event's registrations, each with its registrant, in one statement. */
+  page(eventId: number, first: number, afterId: number | null): Promise<Page<RegistrationWithRegistrant>> {
+    return this.stores.registrations.page(eventId, first, afterId);
+  }
+
+  counts(eventIds: readonly number[]): Promise<Map<number, number>> {
+    return this.stores.registrations.counts(eventIds);
+  }
+
+  /** Registers the user (email or uid) for the event (slug), once. */
+  async create(
+    eventSlug: string,
+    userKey: string,
+  ): Promise<{ registration: RegistrationRow; event: EventRow; user: UserRow }> {
+    const slug = v.slug(eventSlug, 'event');
+    const event = await this.stores.events.findBySlug(slug);
+    if (!event) throw new NotFound(`no event with slug ${slug}`);
+    const user = await this.users.getByKey(userKey);
+    if (await this.stores.registrations.find(event.id, user.id)) {
+      throw new Conflict(`${userKey} is already registered for ${slug}`);
+    }
+    return { registration: await this.stores.registrations.create(event.id, user.id), event, user };
+  }
+}

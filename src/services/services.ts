@@ -1,0 +1,30 @@
+import type { Stores } from '../stores/stores.js';
+import { AppService } from './app-service.js';
+import { EventService } from './event-service.js';
+import { GrantService } from './grant-service.js';
+import { NdjsonImporter } from './import/ndjson-import.js';
+import { RegistrationService } from './registration-service.js';
+import { UserService } from './user-service.js';
+
+/** The domain's rules, one service per domain: what routers, the CLI and resolvers call. */
+export interface Services {
+  users: UserService;
+  events: EventService;
+  registrations: RegistrationService;
+  apps: AppService;
+  grants: GrantService;
+  importer: NdjsonImporter;
+}
+
+export function createServices(stores: Stores): Services {
+  const users = new UserService(stores);
+  const apps = new AppService(stores);
+  return {
+    users,
+    events: new EventService(stores, users),
+    registrations: new RegistrationService(stores, users),
+    apps,
+    grants: new GrantService(stores, users, apps),
+    importer: new NdjsonImporter(stores),
+  };
+}
