@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type Provider from 'oidc-provider';
 import { pino, type Logger } from 'pino';
@@ -24,6 +23,7 @@ import { userinfoRouter } from './identity/userinfo.js';
 import { createMetrics } from './observability/metrics.js';
 import { requestLog } from './observability/request-log.js';
 import { requestTimeout } from './http/request-timeout.js';
+import { requestId } from './http/request-id.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -70,13 +70,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
-  app.use((req, res, next) => {
-    const incoming = req.get('x-request-id');
-    const id = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = id;
-    res.set('X-Request-Id', id);
-    next();
-  });
+  app.use(requestId);
 
   app.use(requestLog(logger, metrics));
   app.use(
@@ -186,7 +180,7 @@ const CODES: Record<number, string> = { 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPOR
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: HttpError, req, res, next) => {
     if (res.locals.timedOut) return; // already answered with 503; the late failure is moot
-    const requestId = String(res.locals.requestId);
+    const { requestId } = res.locals;
     const status = err.status ?? err.statusCode ?? 500;
     const refused = status >= 400 && status < 500 && err.expose !== false;
     if (!refused) logger.error({ err, requestId, method: req.method, path: req.path }, 'request failed');

@@ -5,7 +5,9 @@ import type { Viewer } from '../services/viewer.js';
 
 /** The viewer resolved for this request by `requireViewer`. */
 export function viewerOf(res: Response): Viewer {
-  return res.locals.viewer as Viewer;
+  const { viewer } = res.locals;
+  if (!viewer) throw new Error('viewerOf called on a route without requireViewer');
+  return viewer;
 }
 
 /** Sends an RFC 6750 failure; `format` picks a GraphQL `errors` body or an OAuth `error` body. */
