@@ -8,7 +8,7 @@ import { InvalidInput, redirectUri, text } from '../services/validation.js';
 import { formBody } from '../http/form-body.js';
 import { signIn } from '../services/sign-in.js';
 import { accountLoginPage, credentialsPage, dashboardPage, type Authorization } from './views/account-pages.js';
-import { errorPage } from './views/interaction-pages.js';
+import { sendErrorPage } from './views/error-page.js';
 import { sendPage } from './views/layout.js';
 
 export const ACCOUNT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
@@ -107,8 +107,7 @@ export function accountRouter(deps: Deps): Router {
   const ownApp = async (req: Request, res: Response, who: Signed) => {
     const id = String(req.params.id);
     const app = /^\d{1,9}$/.test(id) ? await stores.apps.findOwned(who.user.id, Number(id)) : undefined;
-    if (!app)
-      sendPage(res, 404, errorPage({ error: 'not_found', description: 'There is no such app in your account.' }));
+    if (!app) sendErrorPage(res, 404, { error: 'not_found', description: 'There is no such app in your account.' });
     return app;
   };
 

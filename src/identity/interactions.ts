@@ -6,7 +6,8 @@ import type { LoginThrottle } from '../services/login-throttle.js';
 import type { Stores } from '../stores/stores.js';
 import { formBody } from '../http/form-body.js';
 import { signIn } from '../services/sign-in.js';
-import { consentPage, errorPage, loginPage } from './views/interaction-pages.js';
+import { sendErrorPage } from './views/error-page.js';
+import { consentPage, loginPage } from './views/interaction-pages.js';
 import { sendPage } from './views/layout.js';
 
 interface Deps {
@@ -35,7 +36,7 @@ export function interactionRouter(deps: Deps): Router {
       if (found.uid !== req.params.uid) throw new Error('interaction mismatch');
       return found;
     } catch {
-      sendPage(res, 400, errorPage({ error: 'session_not_found' }));
+      sendErrorPage(res, 400, { error: 'session_not_found' });
       return undefined;
     }
   };
@@ -113,7 +114,7 @@ export function interactionRouter(deps: Deps): Router {
     const grant = grantId
       ? await identity.provider.Grant.find(grantId)
       : new identity.provider.Grant({ accountId: found.session!.accountId, clientId: String(found.params.client_id) });
-    if (!grant) return sendPage(res, 400, errorPage({ error: 'session_not_found' }));
+    if (!grant) return sendErrorPage(res, 400, { error: 'session_not_found' });
     if (granted.length) grant.addOIDCScope(granted.join(' '));
     // Rejected, not merely left out: otherwise the provider asks again and consent loops.
     if (denied.length) grant.rejectOIDCScope(denied.join(' '));

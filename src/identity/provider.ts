@@ -10,7 +10,8 @@ import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
 import { GRANT_TTL_SECONDS } from './lifetimes.js';
 import { pinToBaseUrl } from './public-origin.js';
-import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
+import { errorPage } from './views/error-page.js';
+import { loggedOutPage, logoutPage } from './views/interaction-pages.js';
 import { sendProviderPage } from './views/layout.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
