@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type Express } from 'express';
 import type Provider from 'oidc-provider';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -19,13 +18,15 @@ import { accountRouter } from './identity/account.js';
 import { interactionRouter } from './identity/interactions.js';
 import { createLiveIdentity } from './identity/live-identity.js';
 import { pageHeaders } from './identity/views/page-headers.js';
-import { errorPage } from './identity/views/interaction-pages.js';
-import { STYLESHEET_PATH, sendPage } from './identity/views/layout.js';
+import { STYLESHEET_PATH } from './identity/views/layout.js';
 import { STYLESHEET } from './identity/views/stylesheet.js';
 import { userinfoRouter } from './identity/userinfo.js';
 import { createMetrics } from './observability/metrics.js';
 import { requestLog } from './observability/request-log.js';
 import { requestTimeout } from './http/request-timeout.js';
+import { requestId } from './http/request-id.js';
+import { errorHandler } from './http/error-handler.js';
+import { PAGE_PATHS } from './http/route-format.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -77,22 +78,13 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
-  app.use((req, res, next) => {
-    const incoming = req.get('x-request-id');
-    const id = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = id;
-    res.set('X-Request-Id', id);
-    next();
-  });
+  app.use(requestId);
 
   app.use(requestLog(logger, metrics));
   app.use(
-    requestTimeout(config.requestTimeoutMs, (req, res) => {
+    requestTimeout(config.requestTimeoutMs, (path, res) => {
       metrics.rejections.inc({ reason: 'timeout' });
-      logger.warn(
-        { requestId: res.locals.requestId, path: req.path, timeoutMs: config.requestTimeoutMs },
-        'request timed out',
-      );
+      logger.warn({ requestId: res.locals.requestId, path, timeoutMs: config.requestTimeoutMs }, 'request timed out');
     }),
   );
   // With METRICS_PORT, /metrics lives on its own listener (server.ts) and the public port does not serve it.
@@ -122,7 +114,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   app.get(STYLESHEET_PATH, (_req, res) => {
     res.type('css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
   });
-  app.use(['/interaction', '/account', '/auth', '/session'], pageHeaders);
+  app.use(PAGE_PATHS, pageHeaders);
   app.use(interactionRouter({ identity, services, signIn, csrf }));
   app.use(accountRouter({ services, signIn, csrf, secure }));
   app.use('/graphql', graphql.router);
@@ -163,55 +155,5 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       clearInterval(keyWatcher);
       await graphql.stop();
     },
-  };
-}
-
-interface HttpError extends Error {
-  status?: number;
-  statusCode?: number;
-  type?: string;
-  expose?: boolean;
-}
-
-/** Routes that answer in HTML: their refusals and failures get our error page, not JSON. */
-const PAGE_ROUTES = ['/account', '/interaction'];
-
-/** body-parser's refusals (by its error type), in our words. */
-const BODY_REFUSALS: Record<string, string> = {
-  'entity.too.large': 'The request body is too large.',
-  'entity.parse.failed': 'The request body is not valid JSON.',
-  'parameters.too.many': 'The form has too many fields.',
-  'charset.unsupported': 'The request body must be UTF-8.',
-  'encoding.unsupported': 'The Content-Encoding of the request body is not supported.',
-};
-
-const CODES: Record<number, string> = { 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
-
-/**
- * Turns a refusal raised on the way in (body parsing, a wrong body type) into a 4xx with a one-line reason
- * and a code; anything else is a 500 with a request id, logged with its error and stack, never sent.
- */
-function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err: HttpError, req, res, next) => {
-    if (res.locals.timedOut) return; // already answered with 503; the late failure is moot
-    const requestId = String(res.locals.requestId);
-    const status = err.status ?? err.statusCode ?? 500;
-    const refused = status >= 400 && status < 500 && err.expose !== false;
-    if (!refused) logger.error({ err, requestId, method: req.method, path: req.path }, 'request failed');
-    if (res.headersSent) return next(err);
-    const answer = refused
-      ? {
-          status,
-          code: CODES[status] ?? 'BAD_REQUEST',
-          message: BODY_REFUSALS[err.type ?? ''] ?? err.message.split('\n')[0]!,
-        }
-      : { status: 500, code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' };
-    if (PAGE_ROUTES.some((p) => req.path === p || req.path.startsWith(`${p}/`))) {
-      const description = refused ? answer.message : undefined;
-      return sendPage(res, answer.status, errorPage({ error: answer.code, description, requestId }));
-    }
-    res.status(answer.status).json({
-      errors: [{ message: answer.message, extensions: { code: answer.code, ...(refused ? {} : { requestId }) } }],
-    });
   };
 }

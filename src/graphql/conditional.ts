@@ -20,7 +20,7 @@ export function conditionalRequests(req: Request, res: Response, next: NextFunct
       const status = res.statusCode;
       if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'POST') return false;
       if ((status < 200 || status >= 300) && status !== 304) return false;
-      if ((res.locals.info as { requestError?: boolean } | undefined)?.requestError) return false;
+      if (res.locals.info?.requestError) return false;
       return matchesEtag(req.get('if-none-match'), res.get('ETag'));
     },
   });

@@ -1,7 +1,7 @@
 import type { RateLimitState } from '../services/rate-limit.js';
 import type { Services } from '../services/services.js';
 import type { Viewer } from '../services/viewer.js';
-import type { RequestInfo } from '../observability/request-log.js';
+import type { RequestInfo } from '../http/locals.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What every resolver sees: who is asking, and this request's loaders. */

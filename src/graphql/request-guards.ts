@@ -2,17 +2,15 @@ import { isUtf8 } from 'node:buffer';
 import type { NextFunction, Request, Response } from 'express';
 import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
 import { viewerOf } from '../http/bearer-auth.js';
+import { sendJsonError } from '../http/json-error.js';
 
-// No Cache-Control here: the /graphql router has set it before any of these run.
-const reject = (res: Response, status: number, code: string, message: string) => {
-  res.status(status).json({ errors: [{ message, extensions: { code } }] });
-};
+// The refusals below set no Cache-Control: the /graphql router has set it before any of these run.
 
 /** A POST body must be JSON (GraphQL over HTTP): anything else is 415 before it is read. */
 export function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
   if (req.method !== 'POST' || req.is('application/json')) return next();
   res.set('Accept-Post', 'application/json');
-  reject(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A POST to /graphql must have Content-Type: application/json.');
+  sendJsonError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A POST to /graphql must have Content-Type: application/json.');
 }
 
 /** body-parser's verify hook: a body that is not UTF-8 is refused, not decoded into replacement characters. */
@@ -25,7 +23,7 @@ export function verifyUtf8(_req: Request, _res: Response, body: Buffer): void {
 /** One operation per request: a JSON array (a batch) gets a clear 400 instead of Apollo's terse one. */
 export function refuseBatches(req: Request, res: Response, next: NextFunction): void {
   if (!Array.isArray(req.body)) return next();
-  reject(res, 400, 'BAD_REQUEST', 'Batched requests are not supported: send one operation per request.');
+  sendJsonError(res, 400, 'BAD_REQUEST', 'Batched requests are not supported: send one operation per request.');
 }
 
 /** An owner this instance already saw over budget gets its 429 before its body is read or its document parsed. */
@@ -36,7 +34,7 @@ export function refuseSpentBudget(limiter: RateLimiter) {
     } catch (err) {
       if (!(err instanceof RateLimited)) throw err;
       res.set({ ...rateLimitHeaders(err.state), 'Retry-After': String(err.retryAfterSeconds) });
-      return reject(res, 429, 'RATE_LIMITED', err.message);
+      return sendJsonError(res, 429, 'RATE_LIMITED', err.message);
     }
     next();
   };

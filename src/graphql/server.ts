@@ -15,7 +15,7 @@ import type { Services } from '../services/services.js';
 import { conditionalRequests } from './conditional.js';
 import { refuseBatches, refuseSpentBudget, requireJsonBody, verifyUtf8 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
-import { requestInfo } from '../observability/request-log.js';
+import { requestInfo } from '../http/locals.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
 import { jitGateway } from './jit-executor.js';
 import { LIMITS } from './limits.js';
@@ -84,8 +84,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     res.type('application/graphql; charset=utf-8').send(SCHEMA_SDL);
   });
   const apolloMiddleware = expressMiddleware(apollo, {
-    context: async ({ res }) =>
-      buildContext(viewerOf(res), deps.services, String(res.locals.requestId), requestInfo(res)),
+    context: async ({ res }) => buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res)),
   });
   router.get('/', (req, res, next) => {
     if (!wantsLandingPage(req)) return next();

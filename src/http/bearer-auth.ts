@@ -2,20 +2,21 @@ import type { NextFunction, Request, Response } from 'express';
 import { BearerError } from '../services/bearer-error.js';
 import { resolveAuthorization, type BearerResolver } from '../services/bearer.js';
 import type { Viewer } from '../services/viewer.js';
+import { sendJsonError } from './json-error.js';
+import { sendOAuthError } from './oauth-error.js';
 
 /** The viewer resolved for this request by `requireViewer`. */
 export function viewerOf(res: Response): Viewer {
-  return res.locals.viewer as Viewer;
+  const { viewer } = res.locals;
+  if (!viewer) throw new Error('viewerOf called on a route without requireViewer');
+  return viewer;
 }
 
 /** Sends an RFC 6750 failure; `format` picks a GraphQL `errors` body or an OAuth `error` body. */
 export function sendBearerError(res: Response, err: BearerError, format: 'graphql' | 'oauth'): void {
-  res.status(err.status).set('WWW-Authenticate', err.wwwAuthenticate);
-  if (format === 'graphql') {
-    res.json({ errors: [{ message: err.message, extensions: { code: err.code } }] });
-  } else {
-    res.json({ error: err.error ?? 'invalid_request', error_description: err.message });
-  }
+  res.set('WWW-Authenticate', err.wwwAuthenticate);
+  if (format === 'graphql') sendJsonError(res, err.status, err.code, err.message);
+  else sendOAuthError(res, err.status, err.error ?? 'invalid_request', err.message);
 }
 
 /** Resolves `Authorization: Bearer` into `res.locals.viewer`, or answers 401. */

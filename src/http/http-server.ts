@@ -1,5 +1,6 @@
 import { STATUS_CODES, createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { jsonErrorBody } from './json-error.js';
 
 /** Headers (and the request line, which Node counts with them) must fit in this many bytes. */
 export const MAX_HEADER_SIZE = 16 * 1024;
@@ -52,7 +53,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   }
   answered.add(socket);
   const { status, code, message } = refusalFor(err);
-  const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
+  const body = JSON.stringify(jsonErrorBody(code, message));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +

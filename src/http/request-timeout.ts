@@ -1,23 +1,22 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
+import { sendFailure } from './route-format.js';
 
 /**
- * A request still unanswered after `ms` gets a 503 with a JSON error and Retry-After, instead of
- * hanging; whatever the handler writes later is dropped.
+ * A request still unanswered after `ms` gets a 503 with Retry-After, in its route's format (an error page
+ * or the JSON error), instead of hanging; whatever the handler writes later is dropped.
  */
-export function requestTimeout(ms: number, onTimeout: (req: Request, res: Response) => void): RequestHandler {
+export function requestTimeout(ms: number, onTimeout: (path: string, res: Response) => void): RequestHandler {
   return (req, res, next) => {
+    const path = req.path; // captured now: routers trim it on the way down
     const timer = setTimeout(() => {
       if (res.headersSent) return;
-      onTimeout(req, res);
+      onTimeout(path, res);
       res.locals.timedOut = true;
-      res.status(503).set({ 'Retry-After': '1', 'Cache-Control': 'no-store', Connection: 'close' });
-      res.json({
-        errors: [
-          {
-            message: `The request took longer than ${ms} ms and was abandoned; try again.`,
-            extensions: { code: 'REQUEST_TIMEOUT', requestId: res.locals.requestId },
-          },
-        ],
+      res.set({ 'Retry-After': '1', 'Cache-Control': 'no-store', Connection: 'close' });
+      sendFailure(res, path, {
+        status: 503,
+        code: 'REQUEST_TIMEOUT',
+        message: `The request took longer than ${ms} ms and was abandoned; try again.`,
       });
       // The abandoned handler may still try to answer: let it write into the void.
       res.setHeader = () => res;

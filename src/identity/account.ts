@@ -7,7 +7,7 @@ import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
 import type { UserRow } from '../stores/types.js';
 import { formBody } from '../http/form-body.js';
 import { accountLoginPage, credentialsPage, dashboardPage } from './views/account-pages.js';
-import { errorPage } from './views/interaction-pages.js';
+import { sendErrorPage } from './views/error-page.js';
 import { sendPage } from './views/layout.js';
 
 const NOTICES: Record<string, string> = {
@@ -97,8 +97,7 @@ export function accountRouter(deps: Deps): Router {
   /** The signed-in user's own app; anyone else's (or none) is the same 404. */
   const ownApp = async (req: Request, res: Response, who: Signed) => {
     const app = await services.apps.findOwned(who.user.id, String(req.params.id));
-    if (!app)
-      sendPage(res, 404, errorPage({ error: 'not_found', description: 'There is no such app in your account.' }));
+    if (!app) sendErrorPage(res, 404, { error: 'not_found', description: 'There is no such app in your account.' });
     return app;
   };
 

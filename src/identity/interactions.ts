@@ -5,7 +5,8 @@ import type { Csrf } from '../http/csrf.js';
 import type { Services } from '../services/services.js';
 import type { SignIn } from '../services/sign-in.js';
 import { formBody } from '../http/form-body.js';
-import { consentPage, errorPage, loginPage } from './views/interaction-pages.js';
+import { sendErrorPage } from './views/error-page.js';
+import { consentPage, loginPage } from './views/interaction-pages.js';
 import { sendPage } from './views/layout.js';
 
 interface Deps {
@@ -34,7 +35,7 @@ export function interactionRouter(deps: Deps): Router {
       if (found.uid !== req.params.uid) throw new Error('interaction mismatch');
       return found;
     } catch {
-      sendPage(res, 400, errorPage({ error: 'session_not_found' }));
+      sendErrorPage(res, 400, { error: 'session_not_found' });
       return undefined;
     }
   };
@@ -112,7 +113,7 @@ export function interactionRouter(deps: Deps): Router {
     const grant = grantId
       ? await identity.provider.Grant.find(grantId)
       : new identity.provider.Grant({ accountId: found.session!.accountId, clientId: String(found.params.client_id) });
-    if (!grant) return sendPage(res, 400, errorPage({ error: 'session_not_found' }));
+    if (!grant) return sendErrorPage(res, 400, { error: 'session_not_found' });
     if (granted.length) grant.addOIDCScope(granted.join(' '));
     // Rejected, not merely left out: otherwise the provider asks again and consent loops.
     if (denied.length) grant.rejectOIDCScope(denied.join(' '));

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
+import { requestIdOf } from '../http/locals.js';
 import { keySignature, signingOrder } from './keys.js';
 import { createIdentity, type Identity } from './provider.js';
 
@@ -22,9 +23,7 @@ export async function createLiveIdentity(deps: IdentityDeps, onServerError?: OnS
   // The provider answers its own 500s; the cause would otherwise go unseen.
   const build = async () => {
     const built = await createIdentity(deps);
-    built.provider.on('server_error', (ctx, err) =>
-      onServerError?.(err, (ctx.res as { locals?: { requestId?: string } }).locals?.requestId),
-    );
+    built.provider.on('server_error', (ctx, err) => onServerError?.(err, requestIdOf(ctx.res)));
     return built;
   };
   let identity: Identity = await build();

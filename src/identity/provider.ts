@@ -2,6 +2,7 @@ import Provider, { type Configuration } from 'oidc-provider';
 import type { Config } from '../config.js';
 import type { Stores } from '../stores/stores.js';
 import { constantTimeEqual, sha256 } from '../lib/secrets.js';
+import { requestIdOf } from '../http/locals.js';
 import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
@@ -9,7 +10,8 @@ import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
 import { GRANT_TTL_SECONDS } from './lifetimes.js';
 import { pinToBaseUrl } from './public-origin.js';
-import { errorPage, loggedOutPage, logoutPage } from './views/interaction-pages.js';
+import { errorPage } from './views/error-page.js';
+import { loggedOutPage, logoutPage } from './views/interaction-pages.js';
 import { sendProviderPage } from './views/layout.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
@@ -57,7 +59,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     discovery: { revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'] },
     // Bad authorization requests get our page, in our style, saying what is wrong.
     renderError: async (ctx, out) => {
-      const requestId = (ctx.res as { locals?: { requestId?: string } }).locals?.requestId;
+      const requestId = requestIdOf(ctx.res);
       sendProviderPage(ctx, errorPage({ error: out.error, description: out.error_description, requestId }));
     },
     // The session's grant, else the newest one this user gave this app: consent is remembered across browsers.

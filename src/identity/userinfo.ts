@@ -3,6 +3,7 @@ import type { BearerResolver } from '../services/bearer.js';
 import { bearerApiCors } from '../http/cors.js';
 import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
 import { requireViewer, sendBearerError, viewerOf } from '../http/bearer-auth.js';
+import { sendOAuthError } from '../http/oauth-error.js';
 import type { Services } from '../services/services.js';
 import { BearerError, invalidToken } from '../services/bearer-error.js';
 import { allClaims, claimsForScopes, pairwiseSubject } from './claims.js';
@@ -19,11 +20,8 @@ export function userinfoRouter(deps: {
   // Before oidc-provider's own CORS: the same any-origin policy as /graphql, preflight answered here.
   router.all(USERINFO_PATH, bearerApiCors, (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'POST') {
-      res
-        .set('Allow', 'GET, POST')
-        .status(405)
-        .json({ error: 'invalid_request', error_description: 'Use GET or POST.' });
-      return;
+      res.set('Allow', 'GET, POST');
+      return sendOAuthError(res, 405, 'invalid_request', 'Use GET or POST.');
     }
     next();
   });
@@ -41,8 +39,7 @@ export function userinfoRouter(deps: {
       } catch (err) {
         if (!(err instanceof RateLimited)) throw err;
         res.set(rateLimitHeaders(err.state)).set('Retry-After', String(err.retryAfterSeconds));
-        res.status(429).json({ error: 'rate_limited', error_description: err.message });
-        return;
+        return sendOAuthError(res, 429, 'rate_limited', err.message);
       }
       const user = await deps.services.users.findById(viewer.userId);
       if (!user) return sendBearerError(res, invalidToken(), 'oauth');

@@ -1,10 +1,10 @@
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
+import { jsonErrorBody } from '../http/json-error.js';
 
 function refuse(res: ServerResponse, status: number, code: string, message: string): void {
-  const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.end(body);
+  res.end(JSON.stringify(jsonErrorBody(code, message)));
 }
 
 /** The METRICS_PORT listener: `GET /metrics` (Prometheus text) and nothing else. */

@@ -1,18 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import type { Viewer } from '../services/viewer.js';
+import { requestInfo } from '../http/locals.js';
 import type { Metrics } from './metrics.js';
-
-/** What the rest of the request learns for the log line: set by the GraphQL plugin. */
-export interface RequestInfo {
-  operationName?: string;
-  /** GraphQL cost computed before execution. */
-  cost?: number;
-  /** An answer without data (a request error): never a 304. */
-  requestError?: boolean;
-}
-
-export const requestInfo = (res: Response): RequestInfo => (res.locals.info ??= {}) as RequestInfo;
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
@@ -32,7 +21,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
     const path = req.path; // captured now: routers rewrite it on the way down
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const viewer = res.locals.viewer as Viewer | undefined;
+      const { viewer } = res.locals;
       const { operationName: operation, cost } = requestInfo(res);
       const labels = {
         route: routeOf(path),

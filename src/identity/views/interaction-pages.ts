@@ -64,30 +64,6 @@ export function consentPage(input: { uid: string; appName: string; csrf: string;
   );
 }
 
-/** Plain words for the authorization errors a user is most likely to see. */
-const ERROR_WORDS: Record<string, string> = {
-  invalid_client: 'The app that sent you here is not registered with Roster.',
-  invalid_redirect_uri: 'The app asked Roster to send you back to an address it has not registered.',
-  invalid_request: 'The app sent Roster a sign-in request it cannot handle.',
-  invalid_scope: 'The app asked for a permission Roster does not know.',
-  unauthorized_client: 'The app is not allowed to sign you in this way.',
-  session_not_found: 'This sign-in request has expired or was started in another browser.',
-};
-
-export function errorPage(input: { error: string; description?: string; requestId?: string }) {
-  const words = ERROR_WORDS[input.error] ?? 'Roster could not complete this request.';
-  return layout(
-    'Something went wrong',
-    html`<h1>Something went wrong</h1>
-      <p>${words}</p>
-      ${input.description ? html`<p class="muted">${input.description}</p>` : ''}
-      <p class="muted">
-        Error: <code>${input.error}</code>${input.requestId ? html` · request <code>${input.requestId}</code>` : ''}
-      </p>
-      <p>Return to the app and start again.</p>`,
-  );
-}
-
 export function logoutPage(input: { form: string; appName?: string }) {
   return layout(
     'Sign out',

@@ -1,0 +1,21 @@
+import type { Response } from 'express';
+
+/** The GraphQL-shaped error body of every JSON refusal Roster writes itself (Apollo writes its own alike). */
+export interface JsonErrorBody {
+  errors: [{ message: string; extensions: { code: string } & Record<string, unknown> }];
+}
+
+export function jsonErrorBody(code: string, message: string, extra?: Record<string, unknown>): JsonErrorBody {
+  return { errors: [{ message, extensions: { code, ...extra } }] };
+}
+
+/** Answers `status` with the GraphQL-shaped error body; headers set before stay. */
+export function sendJsonError(
+  res: Response,
+  status: number,
+  code: string,
+  message: string,
+  extra?: Record<string, unknown>,
+): void {
+  res.status(status).json(jsonErrorBody(code, message, extra));
+}

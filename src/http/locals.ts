@@ -1,0 +1,35 @@
+import type { ServerResponse } from 'node:http';
+import type { Response } from 'express';
+import type { Viewer } from '../services/viewer.js';
+
+/** What the rest of the request learns for the log line: set by the GraphQL plugins. */
+export interface RequestInfo {
+  operationName?: string;
+  /** GraphQL cost computed before execution. */
+  cost?: number;
+  /** An answer without data (a request error): never a 304. */
+  requestError?: boolean;
+}
+
+// Everything a request carries from one step to the next lives in res.locals, declared here and nowhere else.
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** Set first of all (request-id.ts): the id echoed in X-Request-Id and quoted in logs and 5xx answers. */
+    requestId: string;
+    /** Who the bearer token speaks for, once `requireViewer` has run. */
+    viewer?: Viewer;
+    /** The request timeout has answered 503: whatever fails later is moot. */
+    timedOut?: boolean;
+    /** Filled in by the GraphQL plugins, read by the request log and the 304 check. */
+    info?: RequestInfo;
+  }
+}
+
+export const requestInfo = (res: Response): RequestInfo => (res.locals.info ??= {});
+
+// oidc-provider's hooks see Node's response object, which under Express is Express's, locals and all.
+const isExpressResponse = (res: ServerResponse): res is Response => 'locals' in res;
+
+/** The request id, from a hook of oidc-provider (a Koa context's `ctx.res`). */
+export const requestIdOf = (res: ServerResponse): string | undefined =>
+  isExpressResponse(res) ? res.locals.requestId : undefined;
