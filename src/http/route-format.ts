@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { sendErrorPage } from '../identity/views/error-page.js';
+import { sendErrorPage } from './pages/error-page.js';
 import { sendJsonError } from './json-error.js';
 
 /** Where the answers are HTML pages: ours (/account, /interaction) and oidc-provider's sign-in and sign-out. */

@@ -7,8 +7,8 @@ import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
 import type { UserRow } from '../stores/types.js';
 import { formBody } from '../http/form-body.js';
 import { accountLoginPage, credentialsPage, dashboardPage } from './views/account-pages.js';
-import { sendErrorPage } from './views/error-page.js';
-import { sendPage } from './views/layout.js';
+import { sendErrorPage } from '../http/pages/error-page.js';
+import { sendPage } from '../http/pages/layout.js';
 
 const NOTICES: Record<string, string> = {
   deleted: 'The app was deleted; its tokens no longer work.',

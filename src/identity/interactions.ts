@@ -5,9 +5,9 @@ import type { Csrf } from '../http/csrf.js';
 import type { Services } from '../services/services.js';
 import type { SignIn } from '../services/sign-in.js';
 import { formBody } from '../http/form-body.js';
-import { sendErrorPage } from './views/error-page.js';
+import { sendErrorPage } from '../http/pages/error-page.js';
 import { consentPage, loginPage } from './views/interaction-pages.js';
-import { sendPage } from './views/layout.js';
+import { sendPage } from '../http/pages/layout.js';
 
 interface Deps {
   /** The current provider (it is rebuilt when signing keys change). */

@@ -10,9 +10,9 @@ import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
 import { GRANT_TTL_SECONDS } from './lifetimes.js';
 import { pinToBaseUrl } from './public-origin.js';
-import { errorPage } from './views/error-page.js';
+import { errorPage } from '../http/pages/error-page.js';
 import { loggedOutPage, logoutPage } from './views/interaction-pages.js';
-import { sendProviderPage } from './views/layout.js';
+import { sendProviderPage } from '../http/pages/layout.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
 

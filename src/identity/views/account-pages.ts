@@ -1,7 +1,7 @@
 import type { Authorization } from '../../services/grant-service.js';
 import type { ClientAppRow, UserRow } from '../../stores/types.js';
-import { html } from './html.js';
-import { alert, csrfField, layout, signInForm } from './layout.js';
+import { html } from '../../http/pages/html.js';
+import { alert, csrfField, layout, signInForm } from '../../http/pages/layout.js';
 
 export function accountLoginPage(input: { csrf: string; error?: string; email?: string }) {
   return layout(

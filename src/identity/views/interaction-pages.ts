@@ -1,6 +1,6 @@
 import { GRANT_TTL_DAYS } from '../lifetimes.js';
-import { alert, csrfField, layout, signInForm } from './layout.js';
-import { html, trusted } from './html.js';
+import { alert, csrfField, layout, signInForm } from '../../http/pages/layout.js';
+import { html, trusted } from '../../http/pages/html.js';
 
 /** What each scope gives the app, in plain words (SPEC §3, §4): openid is also what the event API reads as. */
 export const SCOPE_DESCRIPTIONS: Record<string, { title: string; grants: string }> = {
