@@ -5,7 +5,7 @@ import { loadConfig } from '../dist/config.js';
 import { createDb, migrate } from '../dist/stores/knex.js';
 import { createStores } from '../dist/stores/stores.js';
 import { createIdentity } from '../dist/identity/provider.js';
-import { importNdjson } from '../dist/services/import/ndjson-import.js';
+import { NdjsonImporter } from '../dist/services/import/ndjson-import.js';
 import { mintAccessToken } from '../dist/identity/mint-token.js';
 
 export const EVENT_SLUG = 'bench-event';
@@ -31,15 +31,15 @@ export async function createDataset(file) {
   for (let i = 0; i < REGISTRANTS; i += 1) {
     lines.push(JSON.stringify({ type: 'registration', event: EVENT_SLUG, user: `r${i}@bench.example` }));
   }
-  await importNdjson(db, Readable.from([lines.join('\n') + '\n']));
   const stores = createStores(db);
+  await new NdjsonImporter(stores).run(Readable.from([lines.join('\n') + '\n']));
   const organizer = await stores.users.findByEmail('organizer@bench.example');
   const { app } = await stores.apps.create({
     ownerId: organizer.id,
     name: 'Bench',
     redirectUris: ['https://bench.example/cb'],
   });
-  const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: databaseUrl }, false);
+  const config = loadConfig({ NODE_ENV: 'production', BASE_URL: 'http://127.0.0.1', DATABASE_URL: databaseUrl }, false);
   const { provider } = await createIdentity({ config, stores });
   const { access_token: token } = await mintAccessToken(provider, {
     accountId: organizer.uid,

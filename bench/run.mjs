@@ -38,7 +38,7 @@ async function startServer(script, env) {
   const port = await freePort();
   const child = fork(script, {
     // Production mode for every server alike (graphql-js, Express and Apollo all read NODE_ENV).
-    env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port) },
+    env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   await new Promise((resolve, reject) => {
@@ -81,6 +81,7 @@ async function statementsPerRequest(databaseUrl, token) {
   // The same budget as the benchmarked server: the rounds before have spent any default one.
   const env = {
     NODE_ENV: 'production',
+    BASE_URL: 'http://127.0.0.1',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_POINTS: '1000000000',
     DATABASE_URL: databaseUrl,
@@ -132,6 +133,7 @@ async function coldStartMs() {
       NODE_ENV: 'production',
       LOG_LEVEL: 'silent',
       PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${file}`,
     },

@@ -17,7 +17,7 @@ const config = loadConfig({ NODE_ENV: 'test', BASE_URL: url, DATABASE_URL: `sqli
 const db = createDb(config.databaseUrl);
 await migrate(db);
 const roster = await createApp({ config, db });
-await seedDemo(db, roster.stores);
+await seedDemo(roster.services);
 server.on('request', roster.app);
 
 const browser = await chromium.launch({
