@@ -15,9 +15,16 @@ test('each refusal spends one point; a spent owner gets 429 before its document 
     // cost 110, over the maximum of 100
     `{ ${Array.from({ length: 11 }, (_, i) => `e${i}: event(slug: "public-meetup") { registrations(first: 1000) { totalCount } }`).join(' ')} }`,
   ];
-  const seen: number[] = [];
-  for (const query of refusals) seen.push(remaining(await gql(t.server, token, query)));
-  expect(seen).toEqual([4, 3, 2, 1]);
+  const answers = [];
+  for (const query of refusals) answers.push(await gql(t.server, token, query));
+  expect(answers.map(remaining)).toEqual([4, 3, 2, 1]);
+  expect(answers.map((a) => a.body.errors![0]!.extensions!.code)).toEqual([
+    'GRAPHQL_VALIDATION_FAILED',
+    'GRAPHQL_PARSE_FAILED',
+    'QUERY_TOO_COMPLEX',
+    'QUERY_TOO_COMPLEX',
+  ]);
+  expect(answers[3]!.body.errors![0]!.extensions!.cost).toEqual({ requested: 110, maximum: 100 });
 
   // The last point goes to a valid query; then the budget is spent.
   expect((await gql(t.server, token, '{ viewer { tokenKind } }')).status).toBe(200);
