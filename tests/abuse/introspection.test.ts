@@ -161,6 +161,16 @@ describe('any other introspection pays', () => {
     expect(res.body.data!.rateLimit).toEqual({ cost });
   });
 
+  test('a fragment spread inside a list pays for every item, as if written out', async () => {
+    const lookup = (i: number) => `t${i}: __type(name: "Event") { fields { ...F } }`;
+    const fragment = 'fragment F on __Field { args { name } type { fields { args { name } } } }';
+    const res = await post(`{ ${Array.from({ length: 20 }, (_, i) => lookup(i)).join(' ')} } ${fragment}`);
+    expect(res.status).toBe(200);
+    // The __type lookups above, with each field's part in F: 396 nodes each, not 46.
+    const cost = costOf(20 * (FIELDS + FIELDS * ARGS + FIELDS * FIELDS + FIELDS * FIELDS * ARGS));
+    expect(res.body.extensions!.cost.requested).toBe(cost);
+  });
+
   test('introspection nested past the depth limit is refused', async () => {
     const res = await post(getIntrospectionQuery({ ...ALL_OPTIONS, typeDepth: 12 }));
     expect(res.status).toBe(400);
