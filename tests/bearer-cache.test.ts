@@ -1,6 +1,7 @@
 import { createDb, type Db } from '../src/stores/knex.js';
 import { mintAccessToken } from '../src/identity/mint-token.js';
 import { useSeededServer } from './helpers/fixtures.js';
+import { sqlDuring } from './helpers/sql.js';
 
 // Resolved bearer tokens are cached per instance; every way a token ends must still hold at once.
 const t = useSeededServer();
@@ -19,17 +20,7 @@ const ask = (token: string) =>
   });
 
 /** The SQL run while `fn` runs. */
-async function statements(fn: () => Promise<unknown>): Promise<string[]> {
-  const sql: string[] = [];
-  const listener = (q: { sql: string }) => sql.push(q.sql);
-  t.server.db.on('query', listener);
-  try {
-    await fn();
-  } finally {
-    t.server.db.off('query', listener);
-  }
-  return sql;
-}
+const statements = async (fn: () => Promise<unknown>) => (await sqlDuring(t.server.db, fn)).sql;
 
 const TOKEN_TABLES = /\b(oidc_payloads|users|client_apps|app_tokens)\b/;
 

@@ -30,8 +30,11 @@ describe('/graphql bearer errors (RFC 6750)', () => {
     await expectUnauthenticated(await graphql(), /^Bearer realm="roster"$/);
   });
 
-  test('another scheme counts as no bearer credentials', async () => {
-    await expectUnauthenticated(await graphql('Basic dXNlcjpwYXNz'), /^Bearer realm="roster"$/);
+  test.each([
+    ['another scheme', 'Basic dXNlcjpwYXNz'],
+    ['an empty header', ''],
+  ])('%s counts as no bearer credentials', async (_name, header) => {
+    await expectUnauthenticated(await graphql(header), /^Bearer realm="roster"$/);
   });
 
   test.each([

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { distPath, useBuiltDist } from './helpers/build.js';
 import { cli } from './helpers/cli.js';
 import { freshDatabase } from './helpers/harness.js';
 import { createDb, type Db } from '../src/stores/knex.js';
@@ -319,8 +320,9 @@ describe('seed', () => {
 });
 
 describe('the built bin', () => {
-  const bin = new URL('../dist/cli/index.js', import.meta.url).pathname;
+  useBuiltDist();
   test('runs as a real process with --json and exit codes', async () => {
+    const bin = distPath('cli/index.js');
     expect(existsSync(bin)).toBe(true);
     const exec = promisify(execFile);
     const env = { ...process.env, DATABASE_URL: database.url, NODE_ENV: 'test' };

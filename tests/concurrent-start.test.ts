@@ -1,11 +1,13 @@
 import { createDb, type Db } from '../src/stores/knex.js';
 import { migrationSource } from '../src/stores/migrations/index.js';
 import { DEMO } from '../src/services/demo-seed.js';
+import { useBuiltDist } from './helpers/build.js';
 import { freshDatabase } from './helpers/harness.js';
 import { spawnServer, stopServers } from './helpers/process.js';
 
 // Instances started together on an empty database (a development demo, a scaled-out deploy): each runs the
 // migrations and the demo seed at start, and none may crash or load the demo twice.
+useBuiltDist();
 const count = async (db: Db, table: string, where: Record<string, unknown>) =>
   Number((await db(table).where(where).count({ n: '*' }))[0]!.n);
 

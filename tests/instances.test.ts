@@ -8,6 +8,7 @@ import { createIdentity } from '../src/identity/provider.js';
 import { KEY_ACTIVATION_DELAY_MS, rotateSigningKey } from '../src/identity/keys.js';
 import { mintAccessToken } from '../src/identity/mint-token.js';
 import { launchBrowser, signInOnPage, startCallback } from './helpers/browser.js';
+import { useBuiltDist } from './helpers/build.js';
 import { cli } from './helpers/cli.js';
 import { freshDatabase } from './helpers/harness.js';
 import { spawnServer, stopServers, type ServerProcess } from './helpers/process.js';
@@ -16,6 +17,7 @@ import { authorizationRequest, exchangeCode } from './helpers/relying-party.js';
 // Two real server processes on one database (SQLite file in WAL mode, or PostgreSQL): nothing that
 // another instance needs may live only in one process's memory.
 // The public origin is a small balancer in front of both (started first: BASE_URL is its address).
+useBuiltDist();
 let BASE_URL = '';
 let balancer: Awaited<ReturnType<typeof startBalancer>>;
 /** The instance the balancer sends the next request to. */

@@ -1,6 +1,6 @@
-import type { Db } from '../src/stores/knex.js';
 import { addRegistrants, useSeededServer } from './helpers/fixtures.js';
 import { gql, SEED_QUERY } from './helpers/graphql.js';
+import { sqlDuring } from './helpers/sql.js';
 
 // Cursor pagination over an event bigger than one default page, and the SQL it costs.
 const t = useSeededServer();
@@ -154,17 +154,7 @@ describe('bad arguments are BAD_USER_INPUT with a one-line message', () => {
 
 describe('SQL statements per request', () => {
   /** The SQL text of every statement the database runs while `fn` runs. */
-  async function statements(db: Db, fn: () => Promise<unknown>): Promise<string[]> {
-    const sql: string[] = [];
-    const listener = (q: { sql: string }) => sql.push(q.sql);
-    db.on('query', listener);
-    try {
-      await fn();
-    } finally {
-      db.off('query', listener);
-    }
-    return sql;
-  }
+  const statements = async (fn: () => Promise<unknown>) => (await sqlDuring(t.server.db, fn)).sql;
 
   const QUERY = `query($slug: String!, $first: Int) { event(slug: $slug) {
     registrations(first: $first) { nodes { registrant { activationState email name } } } } }`;
@@ -188,7 +178,7 @@ describe('SQL statements per request', () => {
       await request(t.fx.tokens[token], 1); // warm-up: nothing lazy counts below
       const counts: number[] = [];
       for (const first of [1, 10, 100]) {
-        counts.push((await statements(t.server.db, () => request(t.fx.tokens[token], first))).length);
+        counts.push((await statements(() => request(t.fx.tokens[token], first))).length);
       }
       expect(counts).toEqual([counts[0], counts[0], counts[0]]);
     },
@@ -197,7 +187,7 @@ describe('SQL statements per request', () => {
   test('resolving the seed query is one statement each: event, organizers, and the page joined to its registrants', async () => {
     for (const first of [1, 10, 100]) {
       // An app token's own lookup reads app_tokens and client_apps only, so these are all the resolvers'.
-      const sql = await statements(t.server.db, () => request(t.fx.tokens.organizerApp, first));
+      const sql = await statements(() => request(t.fx.tokens.organizerApp, first));
       expect(tablesOf(sql)).toEqual(['event_organizers', 'events', 'registrations']);
       expect(sql.filter((s) => /\bjoin\s+["`]?users["`]?/i.test(s))).toHaveLength(1);
       expect(sql.some((s) => /count\(/i.test(s))).toBe(false);
@@ -206,7 +196,7 @@ describe('SQL statements per request', () => {
 
   test('totalCount costs one more statement, only when asked', async () => {
     const withCount = QUERY.replace('nodes {', 'totalCount nodes {');
-    const sql = await statements(t.server.db, () => request(t.fx.tokens.organizerApp, 10, withCount));
+    const sql = await statements(() => request(t.fx.tokens.organizerApp, 10, withCount));
     expect(sql.filter((s) => /count\(/i.test(s))).toHaveLength(1);
     expect(tablesOf(sql)).toEqual(['event_organizers', 'events', 'registrations', 'registrations']);
   });

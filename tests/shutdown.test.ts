@@ -2,11 +2,13 @@ import { loadConfig } from '../src/config.js';
 import { isSqlite } from '../src/lib/dialect.js';
 import { createDb, migrate, type Db } from '../src/stores/knex.js';
 import { createStores } from '../src/stores/stores.js';
+import { useBuiltDist } from './helpers/build.js';
 import { freshDatabase } from './helpers/harness.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 
 // Graceful shutdown of a real process: on SIGTERM readiness fails at once, the server keeps serving for
 // SHUTDOWN_DELAY_MS (answering with Connection: close), then drains what is in flight and exits 0.
+useBuiltDist();
 let database: { url: string; drop(): Promise<void> };
 let db: Db;
 

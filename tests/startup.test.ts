@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
+import { distPath, useBuiltDist } from './helpers/build.js';
 import { freshDatabase } from './helpers/harness.js';
 import { freePort, spawnServer } from './helpers/process.js';
 
 // The real process (dist/server.js, built first): what an operator sees when it cannot start, and what
 // stdout carries once it runs.
-const SERVER = new URL('../dist/server.js', import.meta.url).pathname;
+useBuiltDist();
 
 let database: { url: string; drop(): Promise<void> };
 
@@ -19,7 +20,7 @@ afterAll(async () => {
 
 /** Runs the server expecting it to stop by itself; returns its exit code and both streams. */
 async function runToExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, [SERVER], {
+  const proc = spawn(process.execPath, [distPath('server.js')], {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: database.url, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,6 +2,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import {
   buildClientSchema,
   getIntrospectionQuery,
+  isInterfaceType,
   isObjectType,
   Kind,
   parse,
@@ -11,7 +12,7 @@ import {
   type IntrospectionQuery,
   type OperationDefinitionNode,
 } from 'graphql';
-import { costOf, LIMITS, measure } from '../../src/graphql/limits.js';
+import { LIMITS, measure } from '../../src/graphql/limits.js';
 import { resolvers } from '../../src/graphql/resolvers/index.js';
 import { SCHEMA_SDL } from '../../src/graphql/server.js';
 import { useSeededServer, type Fixtures } from '../helpers/fixtures.js';
@@ -41,9 +42,14 @@ async function post(query: string, token: keyof Fixtures['tokens'] = 'organizerU
   return { status: res.status, body: (await res.json()) as Answer['body'] };
 }
 
-/** The cost the server must ask for this query, by the exported measure. */
-const expectedCost = (query: string) =>
-  costOf(measure(schema, parse(query).definitions[0] as OperationDefinitionNode, {}, {}).nodes);
+// The cost rule restated, not imported: a list counts as many nodes as it can hold in this schema (26
+// types, at most 11 fields on a type, 2 arguments on a field today), multiplied down the tree; the cost is
+// nodes / 100, at least 1.
+const TYPES = Object.keys(schema.getTypeMap()).length;
+const withFields = Object.values(schema.getTypeMap()).filter((t) => isObjectType(t) || isInterfaceType(t));
+const FIELDS = Math.max(...withFields.map((t) => Object.keys(t.getFields()).length));
+const ARGS = Math.max(...withFields.flatMap((t) => Object.values(t.getFields()).map((f) => f.args.length)));
+const costOf = (nodes: number) => Math.max(1, Math.round(nodes / 100));
 
 const ALL_OPTIONS: IntrospectionOptions = {
   descriptions: true,
@@ -123,19 +129,22 @@ describe('any other introspection pays', () => {
   test('aliased __schema selections within the alias limit pay for their lists: over the cost limit', async () => {
     const lists = (i: number) => `s${i}: __schema { types { fields { args { name } } } }`;
     const query = `{ ${Array.from({ length: 30 }, (_, i) => lists(i)).join(' ')} }`;
-    expect(expectedCost(query)).toBeGreaterThan(LIMITS.maxCost);
+    // Each: the types, their fields, the fields' arguments (26 + 286 + 572 nodes); 30 of them: 265.
+    const cost = costOf(30 * (TYPES + TYPES * FIELDS + TYPES * FIELDS * ARGS));
+    expect(cost).toBeGreaterThan(LIMITS.maxCost);
     const res = await post(query);
     expect(res.status).toBe(400);
     expect(res.body.errors![0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
-    expect(res.body.errors![0]!.extensions.cost!.requested).toBe(expectedCost(query));
+    expect(res.body.errors![0]!.message).toBe(`Query cost ${cost} exceeds the maximum of ${LIMITS.maxCost}.`);
+    expect(res.body.errors![0]!.extensions.cost!.requested).toBe(cost);
   });
 
   test('an aliased __schema is not the free one', async () => {
     const free = await post('{ __schema { types { fields { name } } } }');
     const aliased = await post('{ s: __schema { types { fields { name } } } }');
     expect(free.body.extensions!.cost.requested).toBe(1);
-    // 26 types with up to 11 fields each: 312 nodes.
-    expect(aliased.body.extensions!.cost.requested).toBe(expectedCost('{ s: __schema { types { fields { name } } } }'));
+    // 26 types with up to 11 fields each: 312 nodes, cost 3.
+    expect(aliased.body.extensions!.cost.requested).toBe(costOf(TYPES + TYPES * FIELDS));
     expect(aliased.body.extensions!.cost.requested).toBeGreaterThan(1);
   });
 
@@ -145,10 +154,21 @@ describe('any other introspection pays', () => {
     const query = `{ ${Array.from({ length: 20 }, (_, i) => lookup(i)).join(' ')} rateLimit { cost } }`;
     const res = await post(query, 'otherApp');
     expect(res.status).toBe(200);
-    const cost = expectedCost(query);
+    // Each: a type's fields, their arguments, their types' fields, and those fields' arguments (396 nodes); 20: 79.
+    const cost = costOf(20 * (FIELDS + FIELDS * ARGS + FIELDS * FIELDS + FIELDS * FIELDS * ARGS));
     expect(cost).toBeGreaterThan(10);
     expect(res.body.extensions!.cost.requested).toBe(cost);
     expect(res.body.data!.rateLimit).toEqual({ cost });
+  });
+
+  test('a fragment spread inside a list pays for every item, as if written out', async () => {
+    const lookup = (i: number) => `t${i}: __type(name: "Event") { fields { ...F } }`;
+    const fragment = 'fragment F on __Field { args { name } type { fields { args { name } } } }';
+    const res = await post(`{ ${Array.from({ length: 20 }, (_, i) => lookup(i)).join(' ')} } ${fragment}`);
+    expect(res.status).toBe(200);
+    // The __type lookups above, with each field's part in F: 396 nodes each, not 46.
+    const cost = costOf(20 * (FIELDS + FIELDS * ARGS + FIELDS * FIELDS + FIELDS * FIELDS * ARGS));
+    expect(res.body.extensions!.cost.requested).toBe(cost);
   });
 
   test('introspection nested past the depth limit is refused', async () => {
@@ -161,7 +181,7 @@ describe('any other introspection pays', () => {
     const query = '{ ...S } fragment S on Query { __schema { types { fields { name } } } }';
     const res = await post(query);
     expect(res.status).toBe(200);
-    expect(res.body.extensions!.cost.requested).toBeGreaterThan(1);
+    expect(res.body.extensions!.cost.requested).toBe(costOf(TYPES + TYPES * FIELDS));
   });
 });
 

@@ -2,11 +2,13 @@ import { hashPassword } from '../../src/lib/secrets.js';
 import { LOGIN_LIMITS } from '../../src/services/login-throttle.js';
 import { createDb, migrate, type Db } from '../../src/stores/knex.js';
 import { createStores, type Stores } from '../../src/stores/stores.js';
+import { useBuiltDist } from '../helpers/build.js';
 import { freshDatabase } from '../helpers/harness.js';
 import { spawnServer, stopServers, type ServerProcess } from '../helpers/process.js';
 import { accountForm, interactionForm, tally, type SignInForm } from './sign-in-forms.js';
 
 // Two real server processes on one database: a burst split between them still gets no more than the limit.
+useBuiltDist();
 const PASSWORD = 'the right password';
 const REDIRECT_URI = 'http://localhost:3000/callback';
 

@@ -1,10 +1,12 @@
+import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { rawRequest, type RawAnswer } from '../helpers/raw-http.js';
+import { ANSWER_MS, REFUSAL_MS } from '../helpers/timing.js';
 
-// Requests Node's HTTP parser refuses before the app sees them: each still gets our JSON error shape,
-// the status Node would send, and Connection: close; the server carries on.
+// Requests refused before any route reads them: what Node's HTTP parser refuses, and senders too slow for
+// its timeouts or the app's. Each still gets our JSON error shape and its status; the server carries on.
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer();
@@ -25,7 +27,7 @@ function expectRefusal(answer: RawAnswer, status: number, code: string): void {
   expect(body.errors).toHaveLength(1);
   expect(body.errors[0]!.extensions).toEqual({ code });
   expect(body.errors[0]!.message).toMatch(/^[^\n]{10,200}$/);
-  expect(answer.ms).toBeLessThan(5000);
+  expect(answer.ms).toBeLessThan(ANSWER_MS);
 }
 
 test('headers over 16 kB: 431 HEADERS_TOO_LARGE', async () => {
@@ -123,4 +125,56 @@ describe('slow senders (the same server module, with its timeouts shortened)', (
     });
     expectRefusal(answer, 408, 'REQUEST_TOO_SLOW');
   });
+});
+
+test('a request over REQUEST_TIMEOUT_MS is answered 503 with a clear error, and the server carries on', async () => {
+  const slow = await startServer({ REQUEST_TIMEOUT_MS: '200' });
+  try {
+    const owner = await slow.stores.users.create({ email: 'slow@example.com', name: 'Slow' });
+    const { appToken } = await slow.stores.apps.create({
+      ownerId: owner.id,
+      name: 'Slow',
+      redirectUris: ['https://s.example/cb'],
+    });
+    // A client that sends its body slowly: half now, the rest never.
+    const body = JSON.stringify({ query: '{ viewer { tokenKind } }' });
+    const started = Date.now();
+    const answer = await new Promise<{ status: number; text: string; requestId: string }>((resolve, reject) => {
+      const url = new URL(`${slow.url}/graphql`);
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${appToken}`,
+            'Content-Type': 'application/json',
+            'Content-Length': String(body.length),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, text, requestId: String(res.headers['x-request-id']) }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+    });
+    expect(Date.now() - started).toBeLessThan(REFUSAL_MS);
+    expect(answer.status).toBe(503);
+    const parsed = JSON.parse(answer.text) as { errors: { message: string; extensions: Record<string, string> }[] };
+    expect(parsed.errors[0]!.message).toBe('The request took longer than 200 ms and was abandoned; try again.');
+    expect(parsed.errors[0]!.extensions).toEqual({ code: 'REQUEST_TIMEOUT', requestId: answer.requestId });
+
+    // The process carries on and counts what happened.
+    expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`${slow.url}/metrics`)).text();
+    expect(metrics).toMatch(/roster_rejections_total\{reason="timeout"\} 1/);
+  } finally {
+    await slow.close();
+  }
 });

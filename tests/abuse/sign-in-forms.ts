@@ -26,7 +26,8 @@ export interface SignInForm {
   on(origin: string): SignInForm;
 }
 
-const csrfOf = (html: string): string => {
+/** The CSRF field of a page's form. */
+export const csrfOf = (html: string): string => {
   const found = /name="_csrf" value="([^"]+)"/.exec(html);
   if (!found) throw new Error(`no CSRF field in ${html.slice(0, 300)}`);
   return found[1]!;

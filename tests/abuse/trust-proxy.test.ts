@@ -3,6 +3,7 @@ import express from 'express';
 import { hashPassword } from '../../src/lib/secrets.js';
 import { addressKey, LOGIN_LIMITS } from '../../src/services/login-throttle.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { distPath, useBuiltDist } from '../helpers/build.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { accountForm, tally, type SignInForm } from './sign-in-forms.js';
 
@@ -101,6 +102,7 @@ describe('IPv6 clients are counted per /64', () => {
 });
 
 describe('TRUST_PROXY values', () => {
+  useBuiltDist(); // the last test starts the built server
   const load = (value: string) =>
     loadConfig({ NODE_ENV: 'test', TRUST_PROXY: value, DATABASE_URL: 'sqlite::memory:' }, false).trustProxy;
 
@@ -141,8 +143,7 @@ describe('TRUST_PROXY values', () => {
   });
 
   test('the server refuses to start with TRUST_PROXY=true, in one line', async () => {
-    const server = new URL('../../dist/server.js', import.meta.url).pathname;
-    const proc = spawn(process.execPath, [server], {
+    const proc = spawn(process.execPath, [distPath('server.js')], {
       env: { ...process.env, TRUST_PROXY: 'true', DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -76,18 +76,3 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: { logger
     },
   };
 }
-
-/** Counts SQL statements the database runs while `fn` runs. */
-export async function countQueries<T>(db: Db, fn: () => Promise<T>): Promise<{ result: T; count: number }> {
-  let count = 0;
-  const listener = () => {
-    count += 1;
-  };
-  db.on('query', listener);
-  try {
-    const result = await fn();
-    return { result, count };
-  } finally {
-    db.off('query', listener);
-  }
-}

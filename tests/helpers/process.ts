@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-
-const SERVER = new URL('../../dist/server.js', import.meta.url).pathname;
+import { distPath } from './build.js';
 
 export async function freePort(): Promise<number> {
   const srv = createServer();
@@ -20,11 +19,14 @@ export interface ServerProcess {
   stdout(): string;
 }
 
-/** Starts the built server (`npm start`'s dist/server.js) as a real process and waits until it is ready. */
+/**
+ * Starts the built server (`npm start`'s dist/server.js) as a real process and waits until it is ready;
+ * the test file calls useBuiltDist().
+ */
 export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(process.execPath, [SERVER], {
+  const proc = spawn(process.execPath, [distPath('server.js')], {
     // No SHUTDOWN_DELAY_MS unless a test asks for one: SIGTERM in afterAll stays quick.
     env: {
       ...process.env,

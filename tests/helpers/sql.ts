@@ -1,0 +1,13 @@
+import type { Db } from '../../src/stores/knex.js';
+
+/** The SQL text of every statement `db` runs while `fn` runs, and what `fn` returned. */
+export async function sqlDuring<T>(db: Db, fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
+  const sql: string[] = [];
+  const listener = (query: { sql: string }) => sql.push(query.sql);
+  db.on('query', listener);
+  try {
+    return { result: await fn(), sql };
+  } finally {
+    db.off('query', listener);
+  }
+}
