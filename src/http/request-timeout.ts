@@ -15,7 +15,7 @@ export function requestTimeout(ms: number, onTimeout: (req: Request, res: Respon
         errors: [
           {
             message: `The request took longer than ${ms} ms and was abandoned; try again.`,
-            extensions: { code: 'REQUEST_TIMEOUT', requestId: res.locals.requestId },
+            extensions: { code: 'REQUEST_TIMEOUT', requestId: res.locals.requestId as string | undefined },
           },
         ],
       });
