@@ -15,7 +15,7 @@ export const DEMO = {
 } as const;
 
 // seeds/ sits at the repo root, beside both src/ (tests) and dist/ (built).
-const DEMO_FILE = new URL('../seeds/demo.ndjson', import.meta.url);
+const DEMO_FILE = new URL('../../seeds/demo.ndjson', import.meta.url);
 
 export interface DemoSeed {
   counts: ImportCounts;
