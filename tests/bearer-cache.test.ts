@@ -71,7 +71,7 @@ test.each<[string, (f: Fresh) => Promise<unknown>]>([
     'its grant revoked',
     async ({ token }) => {
       const { grantId } = (await t.server.provider.AccessToken.find(token))!;
-      await (await t.server.provider.Grant.find(grantId!))!.destroy();
+      await (await t.server.provider.Grant.find(grantId))!.destroy();
     },
   ],
   [

@@ -144,7 +144,8 @@ describe('the CLI reads the same configuration and reports it the same way', () 
 
 test('.env.example lists every variable the service reads, each with its default', () => {
   const read = new Set<string>();
-  const recording = new Proxy({} as NodeJS.ProcessEnv, {
+  const blank: NodeJS.ProcessEnv = {};
+  const recording = new Proxy(blank, {
     get: (_target, key) => {
       if (typeof key === 'string') read.add(key);
       return undefined;

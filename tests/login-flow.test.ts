@@ -136,8 +136,8 @@ describe('signing in with the authorization code flow, in a real browser', () =>
     expect(tokens.refresh_token).toEqual(expect.any(String));
     // The 14 days the consent page states: the grant's lifetime, which bounds the refresh token's.
     const { grantId } = (await server.provider.AccessToken.find(tokens.access_token))!;
-    const grant = (await server.provider.Grant.find(grantId!))!;
-    expect(grant.exp! - grant.iat!).toBe(14 * 24 * 3600);
+    const grant = (await server.provider.Grant.find(grantId))!;
+    expect(grant.exp! - grant.iat).toBe(14 * 24 * 3600);
     expect((await server.provider.RefreshToken.find(tokens.refresh_token!))!.exp).toBeLessThanOrEqual(grant.exp! + 1);
 
     // openid-client validated the ID token (signature from JWKS, iss, aud, nonce, exp).

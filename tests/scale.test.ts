@@ -45,13 +45,13 @@ test('the page statement is an index range scan, not a sort of the whole event',
   const { fx } = t;
   const { sql, bindings } = stores.registrations.pageQuery(fx.privateEvent.id, 100, 1500).toSQL();
   if (isSqlite(db)) {
-    const plan = (await db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings)) as { detail: string }[];
+    const plan = await db.raw<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${sql}`, bindings);
     const text = plan.map((p) => p.detail).join('\n');
     expect(text).toMatch(/USING (COVERING )?INDEX registrations_event_id_id_index/);
     expect(text).not.toMatch(/TEMP B-TREE/);
   } else {
     await db.raw('ANALYZE registrations');
-    const plan = (await db.raw(`EXPLAIN ${sql}`, bindings)) as { rows: { 'QUERY PLAN': string }[] };
+    const plan = await db.raw<{ rows: { 'QUERY PLAN': string }[] }>(`EXPLAIN ${sql}`, bindings);
     const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
     // The planner may walk the primary key when one event holds nearly every row; either way no sort.
     expect(text).toMatch(/Index (Only )?Scan using registrations_(event_id_id_index|pkey)/);

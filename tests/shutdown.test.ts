@@ -102,7 +102,7 @@ test('SIGTERM in the middle of a burst of 100 concurrent requests: every one is 
       body: JSON.stringify({ query: '{ viewer { tokenKind } }' }),
     }).then(
       async (res) => ({ status: res.status, connection: res.headers.get('connection'), body: await res.text() }),
-      (err: Error) => ({ status: 0, connection: null, body: String(err.cause ?? err) }),
+      (err: Error) => ({ status: 0, connection: null, body: String((err.cause as Error | undefined) ?? err) }),
     );
 
   // A burst as a balancer sends it: SIGTERM comes in the middle, with the first half in flight (or still

@@ -110,7 +110,7 @@ describe('userinfo bearer errors (RFC 6750)', () => {
     const token = await mint('openid');
     expect((await userinfo(token)).status).toBe(200);
     const accessToken = await t.server.provider.AccessToken.find(token);
-    await t.server.provider.Grant.adapter.revokeByGrantId(accessToken!.grantId!);
+    await t.server.provider.Grant.adapter.revokeByGrantId(accessToken!.grantId);
     expect((await userinfo(token)).status).toBe(401);
   });
 

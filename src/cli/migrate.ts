@@ -7,7 +7,7 @@ export function registerMigrate(program: Command, run: Run): void {
     .command('migrate')
     .description('apply pending database migrations')
     .option('--json', 'print one JSON object')
-    .action((opts) =>
+    .action((opts: { json?: boolean }) =>
       run(
         opts,
         async ({ db }) => {

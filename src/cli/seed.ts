@@ -7,7 +7,7 @@ export function registerSeed(program: Command, run: Run): void {
     .command('seed')
     .description('load the demo data (idempotent)')
     .option('--json', 'print one JSON object')
-    .action((opts) =>
+    .action((opts: { json?: boolean }) =>
       run(opts, async ({ services }) => {
         const seeded = await seedDemo(services);
         const json = {

@@ -53,7 +53,7 @@ export function jitExecutor(schema: GraphQLSchema): GatewayExecutor {
 
   const compile = (document: DocumentNode, operationName: string | undefined): Compiled | null => {
     let byName = compiled.get(document);
-    if (!byName) compiled.set(document, (byName = new Map()));
+    if (!byName) compiled.set(document, (byName = new Map<string, Compiled | null>()));
     let query = byName.get(operationName ?? '');
     if (query === undefined) {
       const result = introspects(document) ? undefined : compileQuery(schema, document, operationName);

@@ -67,8 +67,10 @@ export function overLimit(shape: QueryShape): string | undefined {
 }
 
 /** Unwinds a walk the moment a running total passes a shape limit. */
-class LimitPassed {
-  constructor(readonly reason: string) {}
+class LimitPassed extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
 }
 
 /** A fragment measured at depth 0 and multiplier 1, with the response names it adds where it is spread. */

@@ -58,8 +58,9 @@ export function stopGracefullyOnSignals(s: Stoppable): void {
     s.exit(0);
   };
 
+  // A listener's promise is dropped by the emitter: the catch is where a failed shutdown ends.
   const handle = (signal: NodeJS.Signals) =>
-    stop(signal).catch((err: unknown) => {
+    void stop(signal).catch((err: unknown) => {
       s.logger.error({ err }, 'shutdown failed');
       s.exit(1);
     });

@@ -27,7 +27,7 @@ export function createAdapterClass(stores: Stores) {
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       await stores.oidc.upsert(this.model, sha256(id), {
         // Keyed by the id's hash, and without the id (or a cookie) inside: the table holds no secret.
-        payload: sealPayload(this.model, id, payload as Record<string, unknown>),
+        payload: sealPayload(this.model, id, payload),
         // A grant is filed under its own id too, so revoking it removes it with its tokens.
         grantId: grantIdOf(this.model, payload),
         uid: payload.uid ? sha256(payload.uid) : null,

@@ -10,8 +10,8 @@ type IdentityDeps = Parameters<typeof createIdentity>[0];
 export interface LiveIdentity {
   readonly provider: Provider;
   readonly pairwiseSalt: string;
-  /** A request handler that always reaches the current provider. */
-  callback(req: IncomingMessage, res: ServerResponse): void;
+  /** A request handler that always reaches the current provider (which answers its own errors). */
+  readonly callback: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** Rebuilds the provider if another key was added, pruned or became the signing key; true when it did. */
   reload(): Promise<boolean>;
 }

@@ -30,7 +30,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
   const configuration: Configuration = {
     adapter: createAdapterClass(stores),
     findAccount: createFindAccount(stores),
-    jwks: secrets.jwks as Configuration['jwks'],
+    jwks: secrets.jwks,
     cookies: { keys: secrets.cookieKeys },
     claims: Object.fromEntries(Object.entries(SCOPE_CLAIMS).map(([s, c]) => [s, [...c]])),
     scopes: [...SUPPORTED_SCOPES],
@@ -102,6 +102,6 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
   // Client secrets are stored as SHA-256 hashes: compare the hash of what the client sent.
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(constantTimeEqual(this.clientSecret ?? '', sha256(actual)));
-  } as never;
+  };
   return { provider, pairwiseSalt: secrets.pairwiseSalt, keySignature: keySignature(secrets.jwks.keys) };
 }

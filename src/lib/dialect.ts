@@ -2,5 +2,5 @@ import type { Knex } from 'knex';
 
 /** True on the embedded SQLite database; false on PostgreSQL (the only other dialect). */
 export function isSqlite(db: Knex): boolean {
-  return db.client.config.client === 'better-sqlite3';
+  return (db.client as Knex.Client).config.client === 'better-sqlite3';
 }

@@ -41,7 +41,7 @@ export function createMetrics(db: Db) {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  const pool = db.client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number } | undefined;
+  const { pool } = db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } };
   new Gauge({
     name: 'roster_db_pool_connections',
     help: 'Database pool connections by state',

@@ -6,7 +6,7 @@ export class AuthEpochStore {
 
   /** The current value, as a string (PostgreSQL returns bigint as one). */
   async current(): Promise<string> {
-    const row = (await this.db('auth_epoch').where({ id: 1 }).first('value')) as { value: number | string } | undefined;
+    const row = await this.db('auth_epoch').where({ id: 1 }).first<{ value: number | string } | undefined>('value');
     if (!row) throw new Error('auth_epoch has no row: run the migrations');
     return String(row.value);
   }

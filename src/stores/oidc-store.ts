@@ -75,7 +75,7 @@ export class OidcStore {
   async grantsOf(accountId: string, now = Date.now()): Promise<GrantRecord[]> {
     const rows = await this.db('oidc_payloads')
       .where({ model: 'Grant', account_id: accountId })
-      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+      .andWhere((q) => void q.whereNull('expires_at').orWhere('expires_at', '>', now))
       .orderBy('expires_at', 'desc')
       .select('payload', 'expires_at');
     return rows.map((row: { payload: string; expires_at: string | number | null }) => {
@@ -93,7 +93,7 @@ export class OidcStore {
   async latestGrantId(accountId: string, clientId: string, now = Date.now()): Promise<string | undefined> {
     const row = await this.db('oidc_payloads')
       .where({ model: 'Grant', account_id: accountId, client_id: clientId })
-      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+      .andWhere((q) => void q.whereNull('expires_at').orWhere('expires_at', '>', now))
       .orderBy('expires_at', 'desc')
       .first('payload');
     return row ? (JSON.parse(String(row.payload)) as { jti: string }).jti : undefined;

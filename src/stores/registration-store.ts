@@ -32,8 +32,7 @@ export class RegistrationStore {
         'u.email as user_email',
         'u.activation_state as user_activation_state',
       );
-    if (afterId !== null) query.andWhere('r.id', '>', afterId);
-    return query;
+    return afterId === null ? query : query.andWhere('r.id', '>', afterId);
   }
 
   /** Registration counts per event, in one statement. */

@@ -148,7 +148,7 @@ describe('TRUST_PROXY values', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     // A server that started anyway is stopped, so the failure is the assertion, not a hang.
     const stray = setTimeout(() => proc.kill('SIGKILL'), 10_000);
     const code = await new Promise((resolve) => proc.once('exit', resolve));

@@ -41,8 +41,8 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess
   });
   let out = '';
   let stdout = '';
-  proc.stdout!.on('data', (chunk: Buffer) => ((out += chunk.toString()), (stdout += chunk.toString())));
-  proc.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  proc.stdout.on('data', (chunk: Buffer) => ((out += chunk.toString()), (stdout += chunk.toString())));
+  proc.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   let exit: number | null | undefined;
   proc.once('exit', (code) => (exit = code));
   for (let i = 0; i < 300; i += 1) {
@@ -61,11 +61,12 @@ export async function spawnServer(env: NodeJS.ProcessEnv): Promise<ServerProcess
 /** Stops spawned servers with SIGTERM and waits until each has exited (one already gone is skipped). */
 export async function stopServers(servers: ServerProcess[]): Promise<void> {
   await Promise.all(
-    servers.map(({ proc }) => {
-      if (proc.exitCode !== null || proc.signalCode !== null) return undefined;
-      const exited = new Promise((resolve) => proc.once('exit', resolve));
-      proc.kill('SIGTERM');
-      return exited;
-    }),
+    servers
+      .filter(({ proc }) => proc.exitCode === null && proc.signalCode === null)
+      .map(({ proc }) => {
+        const exited = new Promise((resolve) => proc.once('exit', resolve));
+        proc.kill('SIGTERM');
+        return exited;
+      }),
   );
 }

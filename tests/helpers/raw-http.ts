@@ -32,12 +32,16 @@ export function rawRequest(url: string, chunks: (string | Buffer)[], { pauseMs =
       );
       resolve({ status, headers, body: rest.join('\r\n\r\n'), ms: Date.now() - started });
     });
-    socket.on('connect', async () => {
+    const send = async () => {
       for (const chunk of chunks) {
         if (socket.destroyed) return;
         socket.write(chunk);
         if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs).unref());
       }
+    };
+    // The emitter drops a listener's promise: a failure while sending fails the request instead.
+    socket.on('connect', () => {
+      send().catch(reject);
     });
   });
 }

@@ -12,7 +12,10 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-function render(value: unknown): string {
+/** What a template may interpolate: text and numbers are escaped, so an object never prints as [object Object]. */
+export type Interpolation = SafeHtml | string | number | boolean | null | undefined | readonly Interpolation[];
+
+function render(value: Interpolation): string {
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
@@ -20,7 +23,7 @@ function render(value: unknown): string {
 }
 
 /** A template literal whose interpolations are escaped unless they are SafeHtml. */
-export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
   let out = strings[0]!;
   values.forEach((value, i) => {
     out += render(value) + strings[i + 1]!;

@@ -8,16 +8,17 @@ const BATCH = 500;
 export async function up(knex: Knex): Promise<void> {
   let after = { model: '', id: '' };
   for (;;) {
-    const rows = (await knex('oidc_payloads')
+    const rows = await knex('oidc_payloads')
       .whereIn('model', MODELS)
-      .andWhere((q) =>
-        q
-          .where('model', '>', after.model)
-          .orWhere((same) => same.where('model', after.model).andWhere('id', '>', after.id)),
+      .andWhere(
+        (q) =>
+          void q
+            .where('model', '>', after.model)
+            .orWhere((same) => void same.where('model', after.model).andWhere('id', '>', after.id)),
       )
       .orderBy([{ column: 'model' }, { column: 'id' }])
       .limit(BATCH)
-      .select('model', 'id', 'payload')) as { model: string; id: string; payload: string }[];
+      .select<{ model: string; id: string; payload: string }[]>('model', 'id', 'payload');
     for (const row of rows) {
       const payload = JSON.parse(row.payload) as Payload;
       if (typeof payload.jti !== 'string') continue;

@@ -1,0 +1,94 @@
+// The layering of src/ (README "Layout"): folders are layers and imports only point down.
+//   entry points   src/server.ts, src/app.ts, src/startup.ts, src/cli/
+//   routers        src/http/, src/graphql/ (with src/generated/: codegen's mappers name graphql's models and
+//                  context), src/identity/, src/observability/
+//   services       src/services/
+//   stores         src/stores/ (the only home of SQL)
+//   leaf           src/lib/, src/config.ts (import nothing of the app)
+// Type-only imports count: a type from a higher layer couples as surely as a value does.
+
+const ENTRY = '^src/(server\\.ts|app\\.ts|startup\\.ts|cli/)';
+const ROUTERS = '^src/(http|graphql|generated|identity|observability)/';
+const SERVICES = '^src/services/';
+const STORES = '^src/stores/';
+const LEAF = '^src/(lib/|config\\.ts$)';
+const LAYERS = [ENTRY, ROUTERS, SERVICES, STORES, LEAF];
+
+/** A rule for one layer: it may import only the layers listed (its own included) and packages. */
+const layer = (name, from, mayImport, why) => ({
+  name,
+  comment: `${why} (.dependency-cruiser.mjs)`,
+  severity: 'error',
+  from: { path: from },
+  to: mayImport.length ? { path: '^src/', pathNot: mayImport } : { path: '^src/' },
+});
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'An import circle: one of these modules must stop importing the other (move the shared part down).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    layer(
+      'routers-import-down',
+      ROUTERS,
+      [ROUTERS, SERVICES, STORES, LEAF],
+      'src/http, graphql, identity and observability may import services, stores and the leaf, never an entry point',
+    ),
+    layer(
+      'services-import-down',
+      SERVICES,
+      [SERVICES, STORES, LEAF],
+      'src/services may import stores and the leaf, never a router or an entry point',
+    ),
+    layer('stores-import-down', STORES, [STORES, LEAF], 'src/stores may import only the leaf (src/lib, src/config.ts)'),
+    layer(
+      'lib-is-a-leaf',
+      '^src/lib/',
+      ['^src/lib/'],
+      'src/lib imports nothing of the app: move the helper it needs into lib',
+    ),
+    layer('config-is-a-leaf', '^src/config\\.ts$', [], 'src/config.ts imports nothing of the app'),
+    {
+      name: 'every-folder-is-a-layer',
+      comment: 'A new file or folder under src/ belongs to a layer: add it to .dependency-cruiser.mjs',
+      severity: 'error',
+      from: { path: '^src/', pathNot: LAYERS },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'src-not-to-dev-dependencies',
+      comment: 'The production install has no devDependencies: src/ may import them for types only',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-non-package-json',
+      comment: 'A package that package.json does not list: it is there only as another package’s dependency',
+      severity: 'error',
+      from: {},
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that resolves to no file',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['types', 'import', 'require', 'node', 'default'],
+    },
+  },
+};
