@@ -8,7 +8,7 @@ import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './find-account.js';
 import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from './keys.js';
-import { GRANT_TTL_SECONDS } from './lifetimes.js';
+import { GRANT_TTL_SECONDS, remainingGrantTtl } from './lifetimes.js';
 import { pinToBaseUrl } from './public-origin.js';
 import { errorPage } from '../http/pages/error-page.js';
 import { loggedOutPage, logoutPage } from './views/interaction-pages.js';
@@ -78,7 +78,8 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       IdToken: 3600,
       Grant: GRANT_TTL_SECONDS,
       Interaction: 3600,
-      RefreshToken: GRANT_TTL_SECONDS,
+      // Never past its grant's end: a refresh token issued later in the grant's life gets what is left of it.
+      RefreshToken: (ctx) => remainingGrantTtl(ctx.oidc.entities.Grant?.exp),
       Session: 14 * 24 * 3600,
     },
     // Refresh tokens for every app whose grant types list them (no offline_access scope here).
