@@ -1,4 +1,4 @@
-import Provider, { type Configuration } from 'oidc-provider';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config.js';
 import type { Stores } from '../stores/stores.js';
 import { constantTimeEqual, sha256 } from '../lib/secrets.js';
@@ -79,7 +79,8 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       Grant: GRANT_TTL_SECONDS,
       Interaction: 3600,
       // Never past its grant's end: a refresh token issued later in the grant's life gets what is left of it.
-      RefreshToken: (ctx) => remainingGrantTtl(ctx.oidc.entities.Grant?.exp),
+      // No request context when a token is saved outside one (oidc-provider's own default guards the same).
+      RefreshToken: (ctx: KoaContextWithOIDC | undefined) => remainingGrantTtl(ctx?.oidc?.entities.Grant?.exp),
       Session: 14 * 24 * 3600,
     },
     // Refresh tokens for every app whose grant types list them (no offline_access scope here).
