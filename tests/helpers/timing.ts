@@ -26,8 +26,8 @@ export const REFUSAL_MS = 2000;
 export const ANSWER_MS = 5000;
 /** Bound for a burst of good and hostile requests sent together, until the last is answered. */
 export const BURST_MS = 5000;
-/** Bound for the slowest /healthz answer while hostile requests are being refused. */
-export const HEALTH_MS = 1500;
+/** Bound for the slowest /healthz answer while hostile requests are being refused (one old-style stall took 5–12 s). */
+export const HEALTH_MS = 3000;
 
 /** Polls `url`/healthz while `work` runs (each answer must be a 200); returns the slowest answer, in ms. */
 export async function slowestHealthCheckDuring(url: string, work: () => Promise<void>): Promise<number> {
