@@ -320,7 +320,7 @@ describe('event', () => {
   test('delete takes its registrations and organizer links, and only those', async () => {
     await json('event', 'create', '--slug', 'doomed', '--name', 'Doomed', '--organizer', t.fx.other.uid);
     await json('registration', 'create', '--event', 'doomed', '--user', 'ann@example.com');
-    const { id } = (await t.server.db('events').where({ slug: 'doomed' }).first('id')) as { id: number };
+    const { id } = (await t.server.stores.events.findBySlug('doomed'))!;
     expect(await json('event', 'delete', '--event', 'doomed')).toEqual({
       deleted: 'doomed',
       registrations: 1,
