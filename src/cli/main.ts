@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { DomainError, InvalidInput } from '../services/errors.js';
@@ -12,6 +13,11 @@ import { registerSeed } from './seed.js';
 import { registerToken } from './token.js';
 import { registerUser } from './user.js';
 
+// src/cli/ and dist/cli/ both sit two levels below the package root.
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
 /** The whole CLI: parses argv, runs one command, returns the exit code. Never throws. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const program = new Command('roster')
@@ -23,10 +29,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       writeErr: (s) => io.stderr.write(s),
       outputError: (s, write) => write(`roster: ${s.replace(/^error: /, '')}`),
     });
+  // `--version --json` is one JSON object like every other command; commander's --version prints plain text.
+  if (argv.length === 2 && argv.includes('--json') && (argv.includes('--version') || argv.includes('-V'))) {
+    io.stdout.write(`${JSON.stringify({ version: VERSION })}\n`);
+    return 0;
+  }
+  program.version(VERSION, '-V, --version', 'print the version (with --json: one JSON object)');
   const runtime = createRuntime(io);
   registerMigrate(program, runtime);
   registerSeed(program, runtime);
-  registerUser(program, runtime);
+  registerUser(program, runtime, io);
   registerEvent(program, runtime);
   registerRegistration(program, runtime);
   registerApp(program, runtime);

@@ -59,3 +59,13 @@ export function createRuntime(io: CliIo) {
 export type Run = ReturnType<typeof createRuntime>;
 
 export const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** The first line of a stream (a secret piped in), without its line break. */
+export async function readFirstLine(input: Readable): Promise<string> {
+  let text = '';
+  for await (const chunk of input) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0]!;
+}

@@ -3,7 +3,7 @@ import { SUPPORTED_SCOPES } from '../identity/claims.js';
 import { CliError, type Run } from './runtime.js';
 
 export function registerToken(program: Command, run: Run): void {
-  const token = program.command('token').description('mint user access tokens');
+  const token = program.command('token').description('mint and revoke user access tokens');
   token
     .command('create')
     .description('mint a user access token, as if the user had consented at the app')
@@ -28,6 +28,19 @@ export function registerToken(program: Command, run: Run): void {
           scope: scopes.join(' '),
         });
         return { json: { ...minted }, human: minted.access_token };
+      }),
+    );
+  token
+    .command('revoke')
+    .description("revoke a user's grants to an app (or to every app) with every token issued under them")
+    .requiredOption('--user <user>', 'the user (email or uid)')
+    .option('--client <id>', 'only the grants to this app')
+    .option('--json', 'print one JSON object')
+    .action((opts: { json?: boolean; user: string; client?: string }) =>
+      run(opts, async ({ services }) => {
+        const { user, grants } = await services.grants.revokeFor(opts.user, opts.client);
+        const json = { user: user.uid, client_id: opts.client ?? null, revoked_grants: grants };
+        return { json, human: `revoked ${grants} grant(s) of ${user.uid}${opts.client ? ` to ${opts.client}` : ''}` };
       }),
     );
 }

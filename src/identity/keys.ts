@@ -62,3 +62,26 @@ export async function loadIdentitySecrets(stores: Stores): Promise<IdentitySecre
 
 /** Which keys there are and which signs, as one comparable string. */
 export const keySignature = (ordered: { kid?: unknown }[]): string => ordered.map((k) => String(k.kid)).join(',');
+
+/** A signing key as operators see it: `next` keys are published and sign from `signsFrom`. */
+export interface SigningKeyStatus {
+  kid: string;
+  createdAt: number;
+  status: 'signing' | 'next' | 'retired';
+  signsFrom: number | null;
+}
+
+/** The stored signing keys, newest first, with which one signs now. */
+export async function signingKeyStatus(stores: Stores, now = Date.now()): Promise<SigningKeyStatus[]> {
+  const keys = await stores.secrets.signingKeys();
+  const signing = signingOrder(keys, now)[0];
+  return keys.map((k) => {
+    const status = k === signing ? 'signing' : k.createdAt > (signing?.createdAt ?? 0) ? 'next' : 'retired';
+    return {
+      kid: k.kid,
+      createdAt: k.createdAt,
+      status,
+      signsFrom: status === 'next' ? k.createdAt + KEY_ACTIVATION_DELAY_MS : null,
+    };
+  });
+}

@@ -1,10 +1,27 @@
 import type { CreatedClientApp } from '../stores/app-store.js';
 import type { Stores } from '../stores/stores.js';
-import type { ClientAppRow } from '../stores/types.js';
+import type { ClientAppRow, Page } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import * as v from './validation.js';
 
 const MAX_REDIRECT_URIS = 10;
+
+/** What an operator changes of an app: a new name, and the redirect URIs replaced, added or removed. */
+export interface AppUpdateInput {
+  name?: string;
+  /** Replaces the whole list. */
+  redirectUris?: readonly string[];
+  addRedirectUris?: readonly string[];
+  removeRedirectUris?: readonly string[];
+}
+
+/** Blank entries and repeats dropped; then 1 to MAX_REDIRECT_URIS valid URIs. */
+function redirectUris(list: readonly string[]): string[] {
+  const uris = [...new Set(list.map((u) => u.trim()).filter(Boolean))];
+  if (uris.length === 0) throw new InvalidInput('enter at least one redirect URI');
+  if (uris.length > MAX_REDIRECT_URIS) throw new InvalidInput(`at most ${MAX_REDIRECT_URIS} redirect URIs`);
+  return uris.map((u) => v.redirectUri(u));
+}
 
 /** A new client app as its owner (the account pages) or an operator (the CLI) describes it. */
 export interface NewAppInput {
@@ -49,13 +66,10 @@ export class AppService {
   /** Registers the app; its secret (when confidential) and app token are in the answer, and nowhere else. */
   async create(input: NewAppInput): Promise<CreatedClientApp> {
     const name = v.text(input.name.trim(), 'name', 200);
-    const uris = [...new Set(input.redirectUris.map((u) => u.trim()).filter(Boolean))];
-    if (uris.length === 0) throw new InvalidInput('enter at least one redirect URI');
-    if (uris.length > MAX_REDIRECT_URIS) throw new InvalidInput(`at most ${MAX_REDIRECT_URIS} redirect URIs`);
     return this.stores.apps.create({
       ownerId: input.ownerId,
       name,
-      redirectUris: uris.map((u) => v.redirectUri(u)),
+      redirectUris: redirectUris(input.redirectUris),
       confidential: input.confidential ?? true,
       clientId: input.clientId,
     });
@@ -75,5 +89,30 @@ export class AppService {
   /** Deletes the app with its tokens and everything issued to it. */
   delete(app: ClientAppRow): Promise<void> {
     return this.stores.apps.delete(app.id);
+  }
+
+  /** Keyset page of apps in registration order, optionally of one owner. */
+  list(paging: v.PageInput, ownerId?: number): Promise<Page<ClientAppRow>> {
+    const { first, afterId } = v.paging(paging);
+    return this.stores.apps.page(first, afterId, ownerId);
+  }
+
+  /** Renames the app or edits its redirect URIs (removals, then additions, to the list given or stored). */
+  async update(app: ClientAppRow, input: AppUpdateInput): Promise<ClientAppRow> {
+    const { name, redirectUris: replace, addRedirectUris: add = [], removeRedirectUris: remove = [] } = input;
+    if (name === undefined && replace === undefined && add.length === 0 && remove.length === 0) {
+      throw new InvalidInput('nothing to change: give a name or redirect URIs');
+    }
+    const base = replace ?? app.redirectUris;
+    const missing = remove.find((u) => !base.includes(u.trim()));
+    if (missing !== undefined)
+      throw new InvalidInput(`${missing} is not a redirect URI of the app`, 'remove_redirect_uri');
+    const uris = [...base.filter((u) => !remove.some((r) => r.trim() === u)), ...add];
+    const fields = {
+      name: name === undefined ? undefined : v.text(name.trim(), 'name', 200),
+      redirectUris: replace === undefined && add.length === 0 && remove.length === 0 ? undefined : redirectUris(uris),
+    };
+    await this.stores.apps.update(app.id, fields);
+    return (await this.stores.apps.findByClientId(app.clientId)) ?? app;
   }
 }

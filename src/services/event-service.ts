@@ -1,6 +1,6 @@
 import type { Stores } from '../stores/stores.js';
-import type { EventRow, UserRow } from '../stores/types.js';
-import { Conflict, InvalidInput } from './errors.js';
+import type { EventRow, Page, UserRow } from '../stores/types.js';
+import { Conflict, InvalidInput, NotFound } from './errors.js';
 import type { UserService } from './user-service.js';
 import * as v from './validation.js';
 
@@ -15,6 +15,25 @@ export interface NewEventInput {
   startsAt?: string;
   endsAt?: string;
   timeZone?: string;
+}
+
+/** What an operator changes of an event; fields left out keep their stored value, null clears a time. */
+export interface EventUpdateInput {
+  name?: string;
+  visibility?: string;
+  startsAt?: string | null;
+  endsAt?: string | null;
+  timeZone?: string | null;
+  /** Users by email or uid. */
+  addOrganizers?: readonly string[];
+  removeOrganizers?: readonly string[];
+}
+
+/** An event with its organizers (in the order stored) and how many registered. */
+export interface EventDetail {
+  event: EventRow;
+  organizers: UserRow[];
+  registrations: number;
 }
 
 export class EventService {
@@ -56,5 +75,75 @@ export class EventService {
       organizerIds: organizers.map((u) => u.id),
     });
     return { event, organizers };
+  }
+
+  /** The event with this slug, or a NotFound. */
+  async get(eventSlug: string): Promise<EventRow> {
+    const slug = v.slug(eventSlug, 'event');
+    const event = await this.stores.events.findBySlug(slug);
+    if (!event) throw new NotFound(`no event with slug ${slug}`);
+    return event;
+  }
+
+  /** The event with its organizers and registration count. */
+  async show(eventSlug: string): Promise<EventDetail> {
+    return this.detail(await this.get(eventSlug));
+  }
+
+  /** Keyset page of events in creation order, optionally of one organizer (email or uid). */
+  async list(paging: v.PageInput, organizerKey?: string): Promise<Page<EventRow>> {
+    const { first, afterId } = v.paging(paging);
+    const organizer = organizerKey === undefined ? undefined : await this.users.getByKey(organizerKey);
+    return this.stores.events.page(first, afterId, organizer?.id);
+  }
+
+  /** Changes the fields given and adds or removes organizers; an event keeps at least one organizer. */
+  async update(eventSlug: string, input: EventUpdateInput): Promise<EventDetail> {
+    const { addOrganizers: add = [], removeOrganizers: remove = [], ...fields } = input;
+    if (Object.values(fields).every((x) => x === undefined) && add.length === 0 && remove.length === 0) {
+      throw new InvalidInput('nothing to change: give at least one field or organizer to add or remove');
+    }
+    const event = await this.get(eventSlug);
+    const time = (value: string | null | undefined, field: string) =>
+      value === undefined || value === null ? value : v.isoTime(value, field);
+    const startsAt = time(fields.startsAt, 'starts_at');
+    const endsAt = time(fields.endsAt, 'ends_at');
+    v.timeRange(startsAt === undefined ? event.startsAt : startsAt, endsAt === undefined ? event.endsAt : endsAt);
+    const changes = {
+      slug: event.slug,
+      name: fields.name === undefined ? event.name : v.text(fields.name, 'name'),
+      startsAt,
+      endsAt,
+      timeZone: fields.timeZone == null ? fields.timeZone : v.timeZone(fields.timeZone, 'time_zone'),
+      visibility: fields.visibility === undefined ? undefined : v.visibility(fields.visibility),
+    };
+    const added = await this.users.getByKeys(add);
+    const removed = await this.users.getByKeys(remove);
+    await this.stores.transaction(async (s) => {
+      const current = (await s.events.organizerIds([event.id])).get(event.id)!;
+      const notOrganizer = removed.find((u) => !current.includes(u.id));
+      if (notOrganizer)
+        throw new InvalidInput(`${notOrganizer.uid} is not an organizer of ${event.slug}`, 'remove_organizer');
+      const organizers = [...current, ...added.map((u) => u.id)].filter((id) => !removed.some((u) => u.id === id));
+      if (organizers.length === 0)
+        throw new InvalidInput('would leave the event without an organizer', 'remove_organizer');
+      await s.events.update(event.id, changes);
+      await s.events.setOrganizers(event.id, [...new Set(organizers)]);
+    });
+    return this.detail((await this.stores.events.findBySlug(event.slug))!);
+  }
+
+  /** Deletes the event with its registrations and organizer links (nothing else refers to an event). */
+  async delete(eventSlug: string): Promise<EventDetail> {
+    const detail = await this.detail(await this.get(eventSlug));
+    if (!(await this.stores.events.delete(detail.event.id))) throw new NotFound(`no event with slug ${eventSlug}`);
+    return detail;
+  }
+
+  private async detail(event: EventRow): Promise<EventDetail> {
+    const organizerIds = (await this.stores.events.organizerIds([event.id])).get(event.id)!;
+    const users = new Map((await this.users.findByIds(organizerIds)).map((u) => [u.id, u]));
+    const registrations = (await this.stores.registrations.counts([event.id])).get(event.id)!;
+    return { event, organizers: organizerIds.flatMap((id) => users.get(id) ?? []), registrations };
   }
 }

@@ -40,6 +40,13 @@ export class GrantService {
     await this.stores.oidc.revokeGrants(user.uid, clientId);
   }
 
+  /** An operator's revocation: the user's grants to the app (every app if none is named), with their tokens. */
+  async revokeFor(userKey: string, clientId?: string): Promise<{ user: UserRow; grants: number }> {
+    const user = await this.users.getByKey(userKey);
+    if (clientId !== undefined) await this.apps.getByClientId(clientId);
+    return { user, grants: await this.stores.oidc.revokeGrants(user.uid, clientId) };
+  }
+
   /**
    * The user (email or uid) and the app (client id) a new user token would be issued to, when it may be:
    * the user is active and the app is not suspended (its owner is active).

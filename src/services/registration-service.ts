@@ -19,17 +19,39 @@ export class RegistrationService {
     return this.stores.registrations.counts(eventIds);
   }
 
+  /** An event's registrations, a keyset page at a time, each with its registrant. */
+  async list(eventSlug: string, paging: v.PageInput): Promise<{ event: EventRow } & Page<RegistrationWithRegistrant>> {
+    const { first, afterId } = v.paging(paging);
+    const event = await this.getEvent(eventSlug);
+    return { event, ...(await this.stores.registrations.page(event.id, first, afterId)) };
+  }
+
+  /** Unregisters the user (email or uid) from the event (slug). */
+  async delete(eventSlug: string, userKey: string): Promise<{ event: EventRow; user: UserRow }> {
+    const event = await this.getEvent(eventSlug);
+    const user = await this.users.getByKey(userKey);
+    if (!(await this.stores.registrations.delete(event.id, user.id))) {
+      throw new NotFound(`${userKey} is not registered for ${event.slug}`);
+    }
+    return { event, user };
+  }
+
+  private async getEvent(eventSlug: string): Promise<EventRow> {
+    const slug = v.slug(eventSlug, 'event');
+    const event = await this.stores.events.findBySlug(slug);
+    if (!event) throw new NotFound(`no event with slug ${slug}`);
+    return event;
+  }
+
   /** Registers the user (email or uid) for the event (slug), once. */
   async create(
     eventSlug: string,
     userKey: string,
   ): Promise<{ registration: RegistrationRow; event: EventRow; user: UserRow }> {
-    const slug = v.slug(eventSlug, 'event');
-    const event = await this.stores.events.findBySlug(slug);
-    if (!event) throw new NotFound(`no event with slug ${slug}`);
+    const event = await this.getEvent(eventSlug);
     const user = await this.users.getByKey(userKey);
     if (await this.stores.registrations.find(event.id, user.id)) {
-      throw new Conflict(`${userKey} is already registered for ${slug}`);
+      throw new Conflict(`${userKey} is already registered for ${event.slug}`);
     }
     return { registration: await this.stores.registrations.create(event.id, user.id), event, user };
   }

@@ -1,10 +1,29 @@
 import { hashPassword } from '../lib/secrets.js';
 import type { Stores } from '../stores/stores.js';
-import type { UserRow } from '../stores/types.js';
+import type { Page, UserRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import * as v from './validation.js';
 
 const MIN_PASSWORD_LENGTH = 8;
+
+/** Fields an operator changes; those left out keep their stored value, null clears one. */
+export interface UserUpdateInput {
+  email?: string | null;
+  name?: string;
+  picture?: string | null;
+  zoneinfo?: string | null;
+  emailVerified?: boolean;
+}
+
+/** A user with what refers to them: what deleting them takes along. */
+export interface UserDetail {
+  user: UserRow;
+  /** Client ids of the user's apps. */
+  apps: string[];
+  registrations: number;
+  /** Slugs of the events the user organizes. */
+  organizerOf: string[];
+}
 
 /** A new user as an operator describes one; every field is checked here. */
 export interface NewUserInput {
@@ -91,6 +110,87 @@ export class UserService {
   async setPassword(user: UserRow, password: string): Promise<void> {
     checkPassword(password);
     await this.stores.users.setPasswordHash(user.id, await hashPassword(password));
+  }
+
+  /** The user with what refers to them: their apps, the events they organize, how many registrations. */
+  async show(key: string): Promise<UserDetail> {
+    const user = await this.getByKey(key);
+    const apps = await this.stores.apps.listByOwner(user.id);
+    const { all } = await this.stores.events.organizedBy(user.id);
+    const registrations = await this.stores.registrations.countOf(user.id);
+    return { user, apps: apps.map((a) => a.clientId), registrations, organizerOf: all };
+  }
+
+  /** Keyset page of users in creation order, optionally of one activation state. */
+  list(paging: v.PageInput, state?: string): Promise<Page<UserRow>> {
+    const { first, afterId } = v.paging(paging);
+    return this.stores.users.page(first, afterId, state === undefined ? undefined : v.activationState(state));
+  }
+
+  /** Changes the fields given; a new address is unverified unless said otherwise, and belongs to one user only. */
+  async update(key: string, input: UserUpdateInput): Promise<UserRow> {
+    if (Object.values(input).every((value) => value === undefined)) {
+      throw new InvalidInput('nothing to change: give at least one field to update');
+    }
+    const user = await this.getByKey(key);
+    const email = input.email === undefined || input.email === null ? input.email : v.email(input.email);
+    const name = input.name === undefined ? user.name : v.text(input.name, 'name');
+    const picture = input.picture == null ? input.picture : v.httpUrl(input.picture, 'picture');
+    const zoneinfo = input.zoneinfo == null ? input.zoneinfo : v.timeZone(input.zoneinfo, 'zoneinfo');
+    const emailChanged = email !== undefined && email?.toLowerCase() !== user.email?.toLowerCase();
+    if (email && emailChanged) {
+      const holder = await this.stores.users.findByEmail(email);
+      if (holder && holder.id !== user.id) throw new Conflict(`a user with email ${email} exists`);
+    }
+    const finalEmail = email === undefined ? user.email : email;
+    const verified = input.emailVerified ?? (emailChanged ? false : undefined);
+    await this.stores.users.update(user.id, {
+      email,
+      name,
+      picture,
+      zoneinfo,
+      emailVerified: finalEmail === null ? false : verified,
+    });
+    return (await this.stores.users.findById(user.id))!;
+  }
+
+  /**
+   * An operator's password reset: the new password signs in from now on, and the user's sessions (account
+   * pages and provider) and refresh tokens end, so whoever knew the old one is signed out.
+   */
+  async resetPassword(key: string, password: string): Promise<{ user: UserRow; sessionsEnded: number }> {
+    checkPassword(password);
+    const user = await this.getByKey(key);
+    const hash = await hashPassword(password);
+    const sessionsEnded = await this.stores.transaction(async (s) => {
+      await s.users.setPasswordHash(user.id, hash);
+      return (await s.accountSessions.deleteForUser(user.id)) + (await s.oidc.endSessions(user.uid));
+    });
+    return { user, sessionsEnded };
+  }
+
+  /**
+   * Deletes the user with everything that could still speak for them: their apps (with app tokens, grants
+   * and tokens issued to them), their grants and tokens at every app, provider and account sessions,
+   * registrations and organizer links. An event's only organizer cannot be deleted: the event would be orphaned.
+   */
+  async delete(key: string): Promise<UserDetail> {
+    const user = await this.getByKey(key);
+    return this.stores.transaction(async (s) => {
+      const organized = await s.events.organizedBy(user.id);
+      if (organized.alone.length > 0) {
+        const events = organized.alone.join(', ');
+        throw new Conflict(
+          `user ${user.uid} is the only organizer of ${events}: add an organizer or delete the event first`,
+        );
+      }
+      const apps = await s.apps.listByOwner(user.id);
+      for (const app of apps) await s.apps.delete(app.id);
+      await s.oidc.deleteForAccount(user.uid);
+      const registrations = await s.registrations.countOf(user.id);
+      if (!(await s.users.delete(user.id))) throw notFound(key); // deleted meanwhile
+      return { user, apps: apps.map((a) => a.clientId), registrations, organizerOf: organized.all };
+    });
   }
 }
 

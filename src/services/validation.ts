@@ -99,3 +99,29 @@ export function timeRange(startsAt: number | null, endsAt: number | null): void 
     throw new InvalidInput('ends_at must not be before starts_at');
   }
 }
+
+export const MAX_PAGE_SIZE = 1000;
+
+/** A page size given as text (a CLI option): a whole number from 1 to MAX_PAGE_SIZE. */
+export function limit(value: string | undefined, fallback = 50): number {
+  if (value === undefined) return fallback;
+  const n = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= MAX_PAGE_SIZE))
+    throw new InvalidInput(`must be a whole number from 1 to ${MAX_PAGE_SIZE}`, 'limit');
+  return n;
+}
+
+/** A keyset cursor as a previous page printed it (`next`): the last row's id. */
+export function cursor(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  if (!/^\d{1,15}$/.test(value)) throw new InvalidInput("must be the 'next' value a previous page printed", 'after');
+  return Number(value);
+}
+
+/** Paging options as the CLI gives them. */
+export interface PageInput {
+  limit?: string;
+  after?: string;
+}
+
+export const paging = (input: PageInput) => ({ first: limit(input.limit), afterId: cursor(input.after) });

@@ -34,4 +34,9 @@ export class AccountSessionStore {
   async deleteExpired(now = Date.now()): Promise<number> {
     return this.db('account_sessions').where('expires_at', '<', now).delete();
   }
+
+  /** Ends every account-page session of the user; returns how many. */
+  async deleteForUser(userId: number): Promise<number> {
+    return this.db('account_sessions').where({ user_id: userId }).delete();
+  }
 }

@@ -1,8 +1,9 @@
 import { APP_TOKEN_PREFIX, CLIENT_SECRET_PREFIX } from '../lib/ids.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Db } from './knex.js';
+import { keysetPage } from './keyset.js';
 import { toClientApp } from './rows.js';
-import type { ClientAppRow } from './types.js';
+import type { ClientAppRow, Page } from './types.js';
 
 export interface NewClientApp {
   ownerId: number;
@@ -120,5 +121,23 @@ export class AppStore {
   async findByClientIds(clientIds: readonly string[]): Promise<ClientAppRow[]> {
     if (clientIds.length === 0) return [];
     return (await this.db('client_apps').whereIn('client_id', clientIds)).map(toClientApp);
+  }
+
+  /** Keyset page of apps in registration (id) order, optionally of one owner. */
+  page(first: number, afterId: number | null, ownerId?: number): Promise<Page<ClientAppRow>> {
+    const query = this.db('client_apps').select('*');
+    if (ownerId !== undefined) void query.where({ owner_id: ownerId });
+    return keysetPage(query, 'id', first, afterId, toClientApp);
+  }
+
+  /** Sets the fields given; the update bumps the auth epoch like any change to an app. */
+  async update(appId: number, fields: { name?: string; redirectUris?: string[] }, now = Date.now()): Promise<void> {
+    await this.db('client_apps')
+      .where({ id: appId })
+      .update({
+        ...(fields.name !== undefined ? { name: fields.name } : {}),
+        ...(fields.redirectUris !== undefined ? { redirect_uris: JSON.stringify(fields.redirectUris) } : {}),
+        updated_at: now,
+      });
   }
 }

@@ -1,7 +1,8 @@
 import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
+import { keysetPage } from './keyset.js';
 import { toEvent } from './rows.js';
-import type { EventRow, Visibility } from './types.js';
+import type { EventRow, Page, Visibility } from './types.js';
 
 /** An event's writable fields: on insert an absent one gets its default, on update it keeps its stored value. */
 export interface EventFields {
@@ -113,5 +114,39 @@ export class EventStore {
     await this.db('event_organizers').where({ event_id: eventId }).delete();
     await this.db('event_organizers').insert([...wanted].map((user_id) => ({ event_id: eventId, user_id })));
     return true;
+  }
+
+  /** Keyset page of events in creation (id) order, optionally of one organizer. */
+  page(first: number, afterId: number | null, organizerId?: number): Promise<Page<EventRow>> {
+    const query = this.db('events').select('events.*');
+    if (organizerId !== undefined) {
+      void query.whereIn('events.id', this.db('event_organizers').where({ user_id: organizerId }).select('event_id'));
+    }
+    return keysetPage(query, 'events.id', first, afterId, toEvent);
+  }
+
+  /** Slugs of the events the user organizes, and of those they alone organize. */
+  async organizedBy(userId: number): Promise<{ all: string[]; alone: string[] }> {
+    const rows: { slug: string; others: number | string }[] = await this.db('events as e')
+      .join('event_organizers as o', 'o.event_id', 'e.id')
+      .where('o.user_id', userId)
+      .orderBy('e.id')
+      .select(
+        'e.slug',
+        this.db('event_organizers as o2')
+          .whereRaw('o2.event_id = e.id')
+          .andWhere('o2.user_id', '<>', userId)
+          .count('*')
+          .as('others'),
+      );
+    return {
+      all: rows.map((r) => r.slug),
+      alone: rows.filter((r) => Number(r.others) === 0).map((r) => r.slug),
+    };
+  }
+
+  /** Deletes the event; its registrations and organizer links cascade. */
+  async delete(id: number): Promise<boolean> {
+    return (await this.db('events').where({ id }).delete()) > 0;
   }
 }

@@ -1,3 +1,4 @@
+import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
 
 export interface OidcRecord {
@@ -99,12 +100,30 @@ export class OidcStore {
     return row ? (JSON.parse(String(row.payload)) as { jti: string }).jti : undefined;
   }
 
-  /** Revokes every grant the user gave the app, with the codes and tokens issued under them. */
-  async revokeGrants(accountId: string, clientId: string): Promise<number> {
-    const grantIds = this.db('oidc_payloads')
-      .where({ model: 'Grant', account_id: accountId, client_id: clientId })
-      .select('grant_id');
-    return this.db('oidc_payloads').whereIn('grant_id', grantIds).delete();
+  /**
+   * Revokes every grant the user gave the app (every app when `clientId` is left out), with the codes
+   * and tokens issued under them; returns how many grants.
+   */
+  async revokeGrants(accountId: string, clientId?: string): Promise<number> {
+    const grants = this.db('oidc_payloads').where({ model: 'Grant', account_id: accountId });
+    if (clientId !== undefined) void grants.andWhere({ client_id: clientId });
+    const grantIds: string[] = await grants.pluck('grant_id');
+    for (const part of chunks(grantIds)) await this.db('oidc_payloads').whereIn('grant_id', part).delete();
+    return grantIds.length;
+  }
+
+  /** Ends the user's provider sessions and refresh tokens: nobody signs in or refreshes as them any more. */
+  async endSessions(accountId: string): Promise<number> {
+    return this.db('oidc_payloads')
+      .where({ account_id: accountId })
+      .whereIn('model', ['Session', 'RefreshToken'])
+      .delete();
+  }
+
+  /** Deletes every row filed under the user (sessions, grants, codes, tokens) and every row of their grants. */
+  async deleteForAccount(accountId: string): Promise<void> {
+    await this.revokeGrants(accountId);
+    await this.db('oidc_payloads').where({ account_id: accountId }).delete();
   }
 
   /** Deletes rows that expired before `now`; returns how many. */

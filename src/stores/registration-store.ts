@@ -69,4 +69,14 @@ export class RegistrationStore {
     const row = await this.db('registrations').where({ event_id: eventId, user_id: userId }).first();
     return row ? toRegistration(row) : undefined;
   }
+
+  async delete(eventId: number, userId: number): Promise<boolean> {
+    return (await this.db('registrations').where({ event_id: eventId, user_id: userId }).delete()) > 0;
+  }
+
+  /** How many registrations the user has, at all events. */
+  async countOf(userId: number): Promise<number> {
+    const row = await this.db('registrations').where({ user_id: userId }).count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
 }

@@ -1,8 +1,9 @@
 import { newUid } from '../lib/ids.js';
 import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
+import { keysetPage } from './keyset.js';
 import { toUser } from './rows.js';
-import type { ActivationState, UserRow } from './types.js';
+import type { ActivationState, Page, UserRow } from './types.js';
 
 /** A user's writable fields: on insert an absent one gets its default, on update it keeps its stored value. */
 export interface UserFields {
@@ -158,5 +159,17 @@ export class UserStore {
 
   async setPasswordHash(id: number, passwordHash: string): Promise<void> {
     await this.db('users').where({ id }).update({ password_hash: passwordHash, updated_at: Date.now() });
+  }
+
+  /** Keyset page of users in creation (id) order, optionally of one activation state. */
+  page(first: number, afterId: number | null, state?: ActivationState): Promise<Page<UserRow>> {
+    const query = this.db('users').select('*');
+    if (state) void query.where({ activation_state: state });
+    return keysetPage(query, 'id', first, afterId, toUser);
+  }
+
+  /** Deletes the user; their apps (with app tokens), registrations, organizer links and account sessions cascade. */
+  async delete(id: number): Promise<boolean> {
+    return (await this.db('users').where({ id }).delete()) > 0;
   }
 }
