@@ -1,7 +1,7 @@
-import { request } from 'node:http';
 import { useSeededServer } from './helpers/fixtures.js';
 import { SEED_QUERY } from './helpers/graphql.js';
 import { startServer } from './helpers/harness.js';
+import { postUnfinishedBody } from './helpers/raw-http.js';
 import { sqlDuring } from './helpers/sql.js';
 
 // CORS on the bearer-token APIs: any origin, preflight answered before authentication, every answer
@@ -146,29 +146,12 @@ test('the 503 of a request over REQUEST_TIMEOUT_MS carries the CORS headers', as
     const owner = await slow.stores.users.create({ email: 'slow@example.com', name: 'Slow' });
     const { appToken } = await slow.stores.apps.create({ ownerId: owner.id, name: 'Slow', redirectUris: [ORIGIN] });
     // A body that never finishes arriving.
-    const answer = await new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
-      const url = new URL(`${slow.url}/graphql`);
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'POST',
-          headers: {
-            Origin: ORIGIN,
-            Authorization: `Bearer ${appToken}`,
-            'Content-Type': 'application/json',
-            'Content-Length': '100',
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
-        },
-      );
-      req.on('error', reject);
-      req.write('{"query":');
-    });
+    const answer = await postUnfinishedBody(
+      `${slow.url}/graphql`,
+      { Origin: ORIGIN, Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json' },
+      '{"query":',
+      100,
+    );
     expect(answer.status).toBe(503);
     expect(answer.headers['access-control-allow-origin']).toBe('*');
     expect(answer.headers['access-control-expose-headers']).toBe(EXPOSED);

@@ -4,15 +4,17 @@ import type { EventRow } from '../stores/types.js';
 import { CliError, collect, type Run } from './runtime.js';
 import { fields, isoOrNull as iso, nextCursor, pageText, table } from './table.js';
 
-export const eventJson = (e: EventRow, organizers: string[]) => ({
+/** An event's own fields as the CLI prints them (lists leave out the organizers). */
+const eventFields = (e: EventRow) => ({
   slug: e.slug,
   name: e.name,
   visibility: e.visibility,
   starts_at: iso(e.startsAt),
   ends_at: iso(e.endsAt),
   time_zone: e.timeZone,
-  organizers,
 });
+
+export const eventJson = (e: EventRow, organizers: string[]) => ({ ...eventFields(e), organizers });
 
 const detailJson = (d: EventDetail) => ({
   ...eventJson(
@@ -88,14 +90,7 @@ export function registerEvent(program: Command, run: Run): void {
       run(opts, async ({ services }) => {
         const page = await services.events.list(opts, opts.organizer);
         const next = nextCursor(page);
-        const json = page.rows.map((e) => ({
-          slug: e.slug,
-          name: e.name,
-          visibility: e.visibility,
-          starts_at: iso(e.startsAt),
-          ends_at: iso(e.endsAt),
-          time_zone: e.timeZone,
-        }));
+        const json = page.rows.map(eventFields);
         const rows = json.map((e) => [e.slug, e.name, e.visibility, e.starts_at]);
         const human = pageText(table(['SLUG', 'NAME', 'VISIBILITY', 'STARTS'], rows), rows.length, next);
         return { json: { events: json, next }, human };

@@ -1,8 +1,7 @@
-import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
-import { rawRequest, type RawAnswer } from '../helpers/raw-http.js';
+import { postUnfinishedBody, rawRequest, type RawAnswer } from '../helpers/raw-http.js';
 import { ANSWER_MS, REFUSAL_MS } from '../helpers/timing.js';
 
 // Requests refused before any route reads them: what Node's HTTP parser refuses, and senders too slow for
@@ -139,36 +138,20 @@ test('a request over REQUEST_TIMEOUT_MS is answered 503 with a clear error, and 
     // A client that sends its body slowly: half now, the rest never.
     const body = JSON.stringify({ query: '{ viewer { tokenKind } }' });
     const started = Date.now();
-    const answer = await new Promise<{ status: number; text: string; requestId: string }>((resolve, reject) => {
-      const url = new URL(`${slow.url}/graphql`);
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'POST',
-          headers: {
-            Authorization: `Bearer ${appToken}`,
-            'Content-Type': 'application/json',
-            'Content-Length': String(body.length),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () =>
-            resolve({ status: res.statusCode!, text, requestId: String(res.headers['x-request-id']) }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.write(body.slice(0, 10));
-    });
+    const answer = await postUnfinishedBody(
+      `${slow.url}/graphql`,
+      { Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json' },
+      body.slice(0, 10),
+      body.length,
+    );
     expect(Date.now() - started).toBeLessThan(REFUSAL_MS);
     expect(answer.status).toBe(503);
     const parsed = JSON.parse(answer.text) as { errors: { message: string; extensions: Record<string, string> }[] };
     expect(parsed.errors[0]!.message).toBe('The request took longer than 200 ms and was abandoned; try again.');
-    expect(parsed.errors[0]!.extensions).toEqual({ code: 'REQUEST_TIMEOUT', requestId: answer.requestId });
+    expect(parsed.errors[0]!.extensions).toEqual({
+      code: 'REQUEST_TIMEOUT',
+      requestId: answer.headers['x-request-id'],
+    });
 
     // The process carries on and counts what happened.
     expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);

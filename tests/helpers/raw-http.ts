@@ -1,3 +1,4 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 
 export interface RawAnswer {
@@ -43,5 +44,39 @@ export function rawRequest(url: string, chunks: (string | Buffer)[], { pauseMs =
     socket.on('connect', () => {
       send().catch(reject);
     });
+  });
+}
+
+export interface UnfinishedAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/** POSTs `headers` and the start of a body that promised more (its Content-Length), and waits for the answer. */
+export function postUnfinishedBody(
+  url: string,
+  headers: Record<string, string>,
+  start: string,
+  contentLength: number,
+): Promise<UnfinishedAnswer> {
+  const { hostname, port, pathname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: hostname,
+        port,
+        path: pathname,
+        method: 'POST',
+        headers: { ...headers, 'Content-Length': String(contentLength) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      },
+    );
+    req.on('error', reject);
+    req.write(start);
   });
 }
