@@ -268,6 +268,44 @@ describe('token revoke', () => {
     expect(await ask(elsewhere)).toBe(401);
     await expectFailure(['token', 'revoke', '--user', user.uid, '--client', 'nope'], /no app with client id nope/);
   });
+
+  test('revokes a leaked user token read from stdin, with its grant and every token under it', async () => {
+    const { user, app, token, appToken } = await freshUser();
+    // A second token under the same grant (as a refresh would issue), and one under another grant.
+    const { grantId } = (await t.server.provider.AccessToken.find(token))!;
+    const client = (await t.server.provider.Client.find(app.clientId))!;
+    const sibling = await new t.server.provider.AccessToken({
+      accountId: user.uid,
+      client,
+      grantId,
+      scope: 'openid',
+      gty: 'refresh_token',
+    }).save();
+    const otherGrant = await userToken(user.uid, app.clientId);
+    const elsewhere = await userToken(user.uid, t.fx.otherApp.clientId);
+    expect(await ask(token)).toBe(200);
+    const res = await cli(t.server.config.databaseUrl, ['token', 'revoke', '--token-stdin', '--json'], `${token}\n`);
+    expect(res.stderr).toBe('');
+    expect(res.json).toEqual({ user: user.uid, client_id: app.clientId, revoked_grants: 1 });
+    expect(await ask(token)).toBe(401);
+    expect(await ask(sibling)).toBe(401); // same grant
+    expect(await ask(otherGrant)).toBe(200); // the user's other grant at the app stays
+    expect(await ask(elsewhere)).toBe(200); // another app's grant stays
+    // Twice, unknown, an app token, or with --user: each refused in one line.
+    const again = await cli(t.server.config.databaseUrl, ['token', 'revoke', '--token-stdin'], token);
+    expect([again.code, again.stderr]).toEqual([
+      1,
+      'roster: no live user token matches: unknown, expired or already revoked\n',
+    ]);
+    const app1 = await cli(t.server.config.databaseUrl, ['token', 'revoke', '--token-stdin'], appToken);
+    expect(app1.code).toBe(1);
+    expect(app1.stderr).toMatch(
+      /^roster: --token is an app token: replace it with `roster app rotate-token --client ID`\n$/,
+    );
+    expect(await ask(appToken)).toBe(200);
+    await expectFailure(['token', 'revoke', '--token-stdin', '--user', user.uid], /one of them/);
+    await expectFailure(['token', 'revoke'], /one of them/);
+  });
 });
 
 describe('event', () => {

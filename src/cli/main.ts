@@ -42,7 +42,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   registerEvent(program, runtime);
   registerRegistration(program, runtime);
   registerApp(program, runtime);
-  registerToken(program, runtime);
+  registerToken(program, runtime, io);
   registerKeys(program, runtime);
   registerImport(program, runtime, io);
   try {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { SUPPORTED_SCOPES } from '../identity/claims.js';
-import { CliError, type Run } from './runtime.js';
+import { CliError, readFirstLine, type CliIo, type Run } from './runtime.js';
 
-export function registerToken(program: Command, run: Run): void {
+export function registerToken(program: Command, run: Run, io: CliIo): void {
   const token = program.command('token').description('mint and revoke user access tokens');
   token
     .command('create')
@@ -32,12 +32,24 @@ export function registerToken(program: Command, run: Run): void {
     );
   token
     .command('revoke')
-    .description("revoke a user's grants to an app (or to every app) with every token issued under them")
-    .requiredOption('--user <user>', 'the user (email or uid)')
-    .option('--client <id>', 'only the grants to this app')
+    .description(
+      "revoke a user's grants to an app (or to every app), or one token's grant, with every token under them",
+    )
+    .option('--user <user>', 'the user (email or uid)')
+    .option('--client <id>', 'with --user: only the grants to this app')
+    .option('--token-stdin', "read a user token (access or refresh) from stdin's first line and revoke its grant")
     .option('--json', 'print one JSON object')
-    .action((opts: { json?: boolean; user: string; client?: string }) =>
+    .action((opts: { json?: boolean; user?: string; client?: string; tokenStdin?: boolean }) =>
       run(opts, async ({ services }) => {
+        const usage = 'name the grants with --user (and --client), or a token with --token-stdin (one of them)';
+        if (opts.tokenStdin) {
+          if (opts.user !== undefined || opts.client !== undefined) throw new CliError(usage);
+          // From stdin, never argv: a token on the command line shows in `ps` and the shell's history.
+          const revoked = await services.grants.revokeToken((await readFirstLine(io.stdin)).trim());
+          const json = { user: revoked.uid, client_id: revoked.clientId, revoked_grants: 1 };
+          return { json, human: `revoked the grant of ${revoked.uid} to ${revoked.clientId} and every token under it` };
+        }
+        if (opts.user === undefined) throw new CliError(usage);
         const { user, grants } = await services.grants.revokeFor(opts.user, opts.client);
         const json = { user: user.uid, client_id: opts.client ?? null, revoked_grants: grants };
         return { json, human: `revoked ${grants} grant(s) of ${user.uid}${opts.client ? ` to ${opts.client}` : ''}` };

@@ -1,7 +1,9 @@
 import type { Stores } from '../stores/stores.js';
 import type { ClientAppRow, UserRow } from '../stores/types.js';
 import type { AppService } from './app-service.js';
-import { Conflict } from './errors.js';
+import { APP_TOKEN_PREFIX } from '../lib/ids.js';
+import { sha256 } from '../lib/secrets.js';
+import { Conflict, InvalidInput, NotFound } from './errors.js';
 import type { UserService } from './user-service.js';
 
 /** An app the user has authorized, with every scope granted to it across their grants. */
@@ -45,6 +47,20 @@ export class GrantService {
     const user = await this.users.getByKey(userKey);
     if (clientId !== undefined) await this.apps.getByClientId(clientId);
     return { user, grants: await this.stores.oidc.revokeGrants(user.uid, clientId) };
+  }
+
+  /**
+   * Revokes the grant a user token (access or refresh) was issued under, with every token under it: a
+   * leaked token takes its siblings with it, and the user consents again at that app.
+   */
+  async revokeToken(token: string): Promise<{ uid: string; clientId: string }> {
+    if (token.startsWith(APP_TOKEN_PREFIX)) {
+      throw new InvalidInput('is an app token: replace it with `roster app rotate-token --client ID`', 'token');
+    }
+    const found = await this.stores.oidc.tokenGrant(sha256(token));
+    if (!found) throw new NotFound('no live user token matches: unknown, expired or already revoked');
+    await this.stores.oidc.revokeByGrantId(found.grantId);
+    return { uid: found.accountId, clientId: found.clientId };
   }
 
   /**

@@ -68,6 +68,24 @@ export class OidcStore {
   }
 
   /** Every model's rows of a grant: tokens and codes die with it. */
+  /** The grant, user and app of a live user token (access or refresh), by the token's hash. */
+  async tokenGrant(
+    idHash: string,
+    now = Date.now(),
+  ): Promise<{ grantId: string; accountId: string; clientId: string } | undefined> {
+    const row = await this.db('oidc_payloads')
+      .whereIn('model', ['AccessToken', 'RefreshToken'])
+      .andWhere({ id: idHash })
+      .whereNotNull('grant_id')
+      .andWhere((q) => void q.whereNull('expires_at').orWhere('expires_at', '>', now))
+      .first<{ grant_id: string; account_id: string; client_id: string } | undefined>(
+        'grant_id',
+        'account_id',
+        'client_id',
+      );
+    return row && { grantId: row.grant_id, accountId: row.account_id, clientId: row.client_id };
+  }
+
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.db('oidc_payloads').where({ grant_id: grantId }).delete();
   }
