@@ -6,6 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { createBearerResolver } from './services/bearer.js';
 import { createCsrf } from './http/csrf.js';
 import { createLoginThrottle } from './services/login-throttle.js';
+import { createSmtpMailer } from './services/mailer.js';
+import { PasswordResetService } from './services/password-reset-service.js';
+import { createResetThrottle } from './services/reset-throttle.js';
 import { createRateLimiter } from './services/rate-limit.js';
 import { createServices, type Services } from './services/services.js';
 import { SignIn } from './services/sign-in.js';
@@ -15,6 +18,7 @@ import { createStores, type Stores } from './stores/stores.js';
 import { createGraphqlRouter } from './graphql/server.js';
 import { createAccessTokenLookup } from './identity/access-token-lookup.js';
 import { accountRouter } from './identity/account.js';
+import { passwordResetRouter } from './identity/password-reset.js';
 import { interactionRouter } from './identity/interactions.js';
 import { createLiveIdentity } from './identity/live-identity.js';
 import { pageHeaders } from './http/pages/page-headers.js';
@@ -75,6 +79,19 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     createLoginThrottle(db, () => metrics.rejections.inc({ reason: 'login_throttle' })),
   );
 
+  const resets = new PasswordResetService(
+    stores,
+    services.users,
+    config.baseUrl,
+    config.smtpUrl === undefined
+      ? undefined
+      : {
+          mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
+          throttle: createResetThrottle(db, () => metrics.rejections.inc({ reason: 'reset_throttle' })),
+          onError: (err) => logger.error({ err }, 'password reset mail not sent'),
+        },
+  );
+
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -116,6 +133,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   });
   app.use(PAGE_PATHS, pageHeaders);
   app.use(interactionRouter({ identity, services, signIn, csrf }));
+  app.use(passwordResetRouter({ resets, csrf }));
   app.use(accountRouter({ services, signIn, csrf, secure }));
   app.use('/graphql', graphql.router);
   app.use(userinfoRouter({ services, resolver, pairwiseSalt, limiter }));
@@ -125,9 +143,11 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
 
   // Expired codes, sessions and tokens are dead weight: sweep them now and then (any instance may).
   const sweeper = setInterval(() => {
-    Promise.all([stores.oidc.deleteExpired(), stores.accountSessions.deleteExpired()]).catch((err: unknown) =>
-      logger.warn({ err }, 'expired OIDC rows and sessions not swept'),
-    );
+    Promise.all([
+      stores.oidc.deleteExpired(),
+      stores.accountSessions.deleteExpired(),
+      stores.passwordResets.deleteExpired(Date.now()),
+    ]).catch((err: unknown) => logger.warn({ err }, 'expired OIDC rows, sessions and reset links not swept'));
   }, SWEEP_INTERVAL_MS).unref();
 
   // A key added by `roster keys rotate` (any instance, any time) is published here within the interval.

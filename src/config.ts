@@ -27,6 +27,10 @@ export interface Config {
   shutdownDelayMs: number;
   /** METRICS_PORT: when set, /metrics is served only on this port (same HOST), not on the public one. */
   metricsPort: number | undefined;
+  /** SMTP_URL: where password reset mail is sent (smtp:// or smtps://); unset means no reset by email. */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the sender of Roster's mail, `address` or `Name <address>`. */
+  mailFrom: string;
 }
 
 export type TrustProxy = false | number | string[];
@@ -153,6 +157,24 @@ function metricsPort(raw: string | undefined, port: number): number | undefined 
   return value;
 }
 
+function smtpUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  // Never echoed: it may carry a password.
+  if (!/^smtps?:\/\/[^/?#]/.test(raw) || !URL.canParse(raw)) {
+    throw new ConfigError('SMTP_URL must be smtp://[user:pass@]host[:port] or smtps://… (TLS from the start)');
+  }
+  return raw;
+}
+
+/** MAIL_FROM: `address` or `Name <address>`; by default roster@ the host of BASE_URL. */
+function mailFrom(raw: string | undefined, base: string): string {
+  if (raw === undefined || raw === '') return `Roster <roster@${new URL(base).hostname.replace(/^\[|\]$/g, '')}>`;
+  if (!/^(?:[^<>@\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw.trim())) {
+    throw new ConfigError(`MAIL_FROM must be an address or Name <address>, got ${shown(raw)}`);
+  }
+  return raw.trim();
+}
+
 /** Reads the environment (and `.env` when present); pure apart from that. Every value is checked here. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = true): Config {
   if (readDotenv) loadDotenv({ quiet: true, processEnv: env });
@@ -163,10 +185,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${shown(logLevel)}`);
   }
+  const base = baseUrl(env.BASE_URL, port, production);
   return {
     port,
     host: host(env.HOST, production),
-    baseUrl: baseUrl(env.BASE_URL, port, production),
+    baseUrl: base,
     databaseUrl: databaseUrl(env.DATABASE_URL),
     databasePoolMax: integer('DATABASE_POOL_MAX', env.DATABASE_POOL_MAX, 10, 1, 1000),
     nodeEnv,
@@ -188,5 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     ),
     shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', env.SHUTDOWN_DELAY_MS, 3000, 0, 600_000, ' of milliseconds'),
     metricsPort: metricsPort(env.METRICS_PORT, port),
+    smtpUrl: smtpUrl(env.SMTP_URL),
+    mailFrom: mailFrom(env.MAIL_FROM, base),
   };
 }

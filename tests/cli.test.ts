@@ -18,6 +18,7 @@ beforeAll(async () => {
       '20261122020000_accounts',
       '20261122030000_auth_epoch',
       '20261122040000_sealed_oidc_payloads',
+      '20261123000000_password_resets',
     ],
   });
   db = createDb(database.url);

@@ -26,6 +26,8 @@ describe('good values', () => {
         keysReloadInterval: 30,
         shutdownDelayMs: 3000,
         metricsPort: undefined,
+        smtpUrl: undefined,
+        mailFrom: 'Roster <roster@localhost>',
       },
     ],
     [{ PORT: '0' }, { port: 0 }],
@@ -36,6 +38,11 @@ describe('good values', () => {
     [{ BASE_URL: 'http://roster.test:8080/roster' }, { baseUrl: 'http://roster.test:8080/roster' }],
     [{ DATABASE_URL: 'postgres://u:p@db:5432/roster' }, { databaseUrl: 'postgres://u:p@db:5432/roster' }],
     [{ DATABASE_URL: 'sqlite::memory:' }, { databaseUrl: 'sqlite::memory:' }],
+    [{ SMTP_URL: 'smtp://mail.internal:2525' }, { smtpUrl: 'smtp://mail.internal:2525' }],
+    [{ SMTP_URL: 'smtps://u:p@mail.example.com' }, { smtpUrl: 'smtps://u:p@mail.example.com' }],
+    [{ BASE_URL: 'https://roster.example.com' }, { mailFrom: 'Roster <roster@roster.example.com>' }],
+    [{ MAIL_FROM: 'noreply@example.com' }, { mailFrom: 'noreply@example.com' }],
+    [{ MAIL_FROM: 'Event Desk <desk@example.com>' }, { mailFrom: 'Event Desk <desk@example.com>' }],
     [{ DATABASE_POOL_MAX: '1' }, { databasePoolMax: 1 }],
     [{ NODE_ENV: 'test' }, { nodeEnv: 'test', logLevel: 'silent' }],
     [{ NODE_ENV: 'staging' }, { nodeEnv: 'staging', production: false }],
@@ -99,6 +106,10 @@ describe('bad values: one line naming the variable and what is expected', () => 
     [{ METRICS_PORT: '0' }, /^METRICS_PORT must be a whole number from 1 to 65535/],
     [{ METRICS_PORT: 'yes' }, /^METRICS_PORT must/],
     [{ PORT: '9464', METRICS_PORT: '9464' }, /^METRICS_PORT must differ from PORT/],
+    [{ SMTP_URL: 'mail.example.com' }, /^SMTP_URL must be smtp:\/\/\[user:pass@\]host\[:port\] or smtps:/],
+    [{ SMTP_URL: 'http://mail.example.com' }, /^SMTP_URL must/],
+    [{ MAIL_FROM: 'nobody' }, /^MAIL_FROM must be an address or Name <address>, got "nobody"$/],
+    [{ MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' }, /^MAIL_FROM must/],
   ])('%j', (env, message) => {
     let thrown: unknown;
     try {
@@ -113,6 +124,11 @@ describe('bad values: one line naming the variable and what is expected', () => 
 
   test('a value with a line break is shown escaped: the message stays one line', () => {
     expect(() => load({ PORT: '80\nINJECTED' })).toThrow(/^PORT must .*, got "80\\nINJECTED"$/);
+  });
+
+  test('an SMTP URL is never echoed: it may carry a password', () => {
+    expect(() => load({ SMTP_URL: 'ftp://u:secret@mail' })).toThrow(/^SMTP_URL must/);
+    expect(() => load({ SMTP_URL: 'ftp://u:secret@mail' })).not.toThrow(/secret/);
   });
 
   test('a PostgreSQL URL is never echoed: it may carry a password', () => {

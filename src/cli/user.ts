@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { PasswordResetService } from '../services/password-reset-service.js';
 import type { UserDetail } from '../services/user-service.js';
 import type { UserRow } from '../stores/types.js';
 import { CliError, readFirstLine, type CliIo, type Run } from './runtime.js';
@@ -166,6 +167,22 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
         const { user: u, sessionsEnded } = await services.users.resetPassword(opts.user, password);
         const json = { uid: u.uid, password_set: true, sessions_ended: sessionsEnded };
         return { json, human: `password set for ${u.uid}; ${sessionsEnded} session(s) and refresh token(s) ended` };
+      }),
+    );
+  user
+    .command('reset-link')
+    .description('print a one-time password reset link (30 minutes, under BASE_URL) to pass on to the user')
+    .requiredOption('--user <user>', 'the user (email or uid)')
+    .option('--json', 'print one JSON object')
+    .action((opts: { json?: boolean; user: string }) =>
+      run(opts, async ({ config, stores, services }) => {
+        const resets = new PasswordResetService(stores, services.users, config.baseUrl);
+        const link = await resets.issueLink(await services.users.getByKey(opts.user));
+        const expiresAt = new Date(link.expiresAt).toISOString();
+        return {
+          json: { url: link.url, expires_at: expiresAt },
+          human: `${link.url}\n(works once, until ${expiresAt})`,
+        };
       }),
     );
   user

@@ -45,19 +45,26 @@ export function addressKey(ip: string): string {
     .join(':')}::/64`;
 }
 
+/** A counter in the database's rate_limits table: atomic, so parallel requests and every instance count alike. */
+export function dbLimiter(
+  db: Db,
+  keyPrefix: string,
+  limits: { points: number; duration: number },
+): RateLimiterAbstract {
+  const options = {
+    storeClient: db,
+    storeType: 'knex',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    keyPrefix,
+    ...limits,
+  };
+  return isSqlite(db) ? new RateLimiterSQLite(options) : new RateLimiterPostgres(options);
+}
+
 /** Counts sign-in attempts in the database, atomically, so parallel requests and every instance count alike. */
 export function createLoginThrottle(db: Db, onReject: () => void = () => {}): LoginThrottle {
-  const make = (keyPrefix: string, limits: { points: number; duration: number }): RateLimiterAbstract => {
-    const options = {
-      storeClient: db,
-      storeType: 'knex',
-      tableName: 'rate_limits',
-      tableCreated: true,
-      keyPrefix,
-      ...limits,
-    };
-    return isSqlite(db) ? new RateLimiterSQLite(options) : new RateLimiterPostgres(options);
-  };
+  const make = (keyPrefix: string, limits: { points: number; duration: number }) => dbLimiter(db, keyPrefix, limits);
   const byAccount = make('login_account', LOGIN_LIMITS.perAccount);
   const byIp = make('login_ip', LOGIN_LIMITS.perIp);
   // Unknown and known addresses are counted alike: the throttle reveals nothing about which exist.

@@ -8,6 +8,9 @@ export type SignInResult =
 
 export const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
+/** Longer passwords are refused unchecked (scrypt of megabytes is a denial of service). */
+export const MAX_PASSWORD_LENGTH = 1024;
+
 export const ACCOUNT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 
 /**
@@ -24,7 +27,8 @@ export class SignIn {
     if (typeof email !== 'string' || typeof password !== 'string' || !email.trim() || !password) {
       return { ok: false, status: 400, message: 'Enter your email and your password.' };
     }
-    if (email.length > 320 || password.length > 1024) return { ok: false, status: 401, message: WRONG_CREDENTIALS };
+    if (email.length > 320 || password.length > MAX_PASSWORD_LENGTH)
+      return { ok: false, status: 401, message: WRONG_CREDENTIALS };
     // Counted before the password is checked, so a burst of parallel attempts gets no more than the limit.
     const attempt = await this.throttle.reserve(ip, email);
     if (!attempt.allowed) {

@@ -4,7 +4,7 @@ import type { Page, UserRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import * as v from './validation.js';
 
-const MIN_PASSWORD_LENGTH = 8;
+export const MIN_PASSWORD_LENGTH = 8;
 
 /** Fields an operator changes; those left out keep their stored value, null clears one. */
 export interface UserUpdateInput {
@@ -155,8 +155,9 @@ export class UserService {
   }
 
   /**
-   * An operator's password reset: the new password signs in from now on, and the user's sessions (account
-   * pages and provider) and refresh tokens end, so whoever knew the old one is signed out.
+   * A password reset (by an operator or a reset link): the new password signs in from now on, and the user's
+   * sessions (account pages and provider), refresh tokens and other reset links end, so whoever knew the old
+   * one is signed out.
    */
   async resetPassword(key: string, password: string): Promise<{ user: UserRow; sessionsEnded: number }> {
     checkPassword(password);
@@ -164,6 +165,7 @@ export class UserService {
     const hash = await hashPassword(password);
     const sessionsEnded = await this.stores.transaction(async (s) => {
       await s.users.setPasswordHash(user.id, hash);
+      await s.passwordResets.deleteForUser(user.id);
       return (await s.accountSessions.deleteForUser(user.id)) + (await s.oidc.endSessions(user.uid));
     });
     return { user, sessionsEnded };
@@ -194,7 +196,8 @@ export class UserService {
   }
 }
 
-function checkPassword(password: string): void {
+/** The one password rule, for the CLI, the services and the reset page. */
+export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw new InvalidInput(`must be at least ${MIN_PASSWORD_LENGTH} characters`, 'password');
   }

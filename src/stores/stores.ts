@@ -4,6 +4,7 @@ import { AuthEpochStore } from './auth-epoch-store.js';
 import { EventStore } from './event-store.js';
 import type { Db } from './knex.js';
 import { OidcStore } from './oidc-store.js';
+import { PasswordResetStore } from './password-reset-store.js';
 import { RegistrationStore } from './registration-store.js';
 import { SecretStore } from './secret-store.js';
 import { UserStore } from './user-store.js';
@@ -17,6 +18,7 @@ export interface Stores {
   oidc: OidcStore;
   accountSessions: AccountSessionStore;
   authEpoch: AuthEpochStore;
+  passwordResets: PasswordResetStore;
   /** Runs `fn` with every store on one transaction: all of its writes or none. */
   transaction<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
 }
@@ -31,6 +33,7 @@ export function createStores(db: Db): Stores {
     oidc: new OidcStore(db),
     accountSessions: new AccountSessionStore(db),
     authEpoch: new AuthEpochStore(db),
+    passwordResets: new PasswordResetStore(db),
     transaction: (fn) => db.transaction((trx) => fn(createStores(trx))),
   };
 }

@@ -10,7 +10,12 @@ export interface CliResult {
 }
 
 /** Runs the CLI in-process with its own streams and environment. */
-export async function cli(databaseUrl: string, args: string[], stdin = ''): Promise<CliResult> {
+export async function cli(
+  databaseUrl: string,
+  args: string[],
+  stdin = '',
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
@@ -21,7 +26,7 @@ export async function cli(databaseUrl: string, args: string[], stdin = ''): Prom
     stdout,
     stderr,
     stdin: Readable.from([stdin]),
-    env: { DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
+    env: { DATABASE_URL: databaseUrl, NODE_ENV: 'test', ...env },
   });
   const text = Buffer.concat(out).toString();
   let json: Record<string, unknown> = {};

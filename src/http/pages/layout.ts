@@ -43,13 +43,14 @@ export function sendProviderPage(ctx: KoaContextWithOIDC, body: string): void {
   ctx.body = body;
 }
 
-/** The email and password form of the login page and of the account pages. */
+/** The email and password form of the login page and of the account pages, with the way to a reset. */
 export const signInForm = (action: string, csrf: string, email: string | undefined): SafeHtml =>
   html`<form method="post" action="${action}">
-    ${csrfField(csrf)}
-    <label for="email">Email</label>
-    <input id="email" name="email" type="email" autocomplete="username" required autofocus value="${email ?? ''}" />
-    <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="current-password" required />
-    <div class="actions"><button type="submit">Sign in</button></div>
-  </form>`;
+      ${csrfField(csrf)}
+      <label for="email">Email</label>
+      <input id="email" name="email" type="email" autocomplete="username" required autofocus value="${email ?? ''}" />
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required />
+      <div class="actions"><button type="submit">Sign in</button></div>
+    </form>
+    <p><a href="/account/password/forgot">Forgot your password?</a></p>`;

@@ -4,6 +4,7 @@ import * as rateLimits from './20261122010000_rate_limits.js';
 import * as accounts from './20261122020000_accounts.js';
 import * as authEpoch from './20261122030000_auth_epoch.js';
 import * as sealedOidcPayloads from './20261122040000_sealed_oidc_payloads.js';
+import * as passwordResets from './20261123000000_password_resets.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '20261122020000_accounts': accounts,
   '20261122030000_auth_epoch': authEpoch,
   '20261122040000_sealed_oidc_payloads': sealedOidcPayloads,
+  '20261123000000_password_resets': passwordResets,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,58 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface CaughtMail {
+  to: string[];
+  /** The message as sent: headers and body, quoted-printable soft breaks undone. */
+  text: string;
+}
+
+/** A real SMTP server in the test process that keeps every message it is given. */
+export interface Mailbox {
+  url: string;
+  mails: CaughtMail[];
+  /** The next mail to `to` not yet taken, waiting for it up to `ms`. */
+  next(to: string, ms?: number): Promise<CaughtMail>;
+  close(): Promise<void>;
+}
+
+const decodeQuotedPrintable = (raw: string) =>
+  raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
+export async function startMailbox(): Promise<Mailbox> {
+  const mails: CaughtMail[] = [];
+  const taken = new Set<CaughtMail>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, done) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo.map((r) => r.address);
+        mails.push({ to, text: decodeQuotedPrintable(Buffer.concat(chunks).toString()) });
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    async next(to, ms = 5000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const mail = mails.find((m) => !taken.has(m) && m.to.includes(to));
+        if (mail) {
+          taken.add(mail);
+          return mail;
+        }
+        if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${ms} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
