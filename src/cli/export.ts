@@ -1,5 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { CliError, type CliIo, type Run } from './runtime.js';
 
@@ -18,8 +17,12 @@ export function registerExport(program: Command, run: Run, io: CliIo): void {
         }
         // Written beside the target and renamed at the end: a failed export never leaves a truncated file.
         const partial = `${file}.partial-${process.pid}`;
+        // Opened before the export starts, so a bad path fails at once rather than mid-stream.
+        const handle = await open(partial, 'w').catch((err: NodeJS.ErrnoException) => {
+          throw new CliError(`cannot write ${file}: ${err.code ?? err.message}`);
+        });
         try {
-          const counts = await services.exporter.run(createWriteStream(partial));
+          const counts = await services.exporter.run(handle.createWriteStream());
           await rename(partial, file);
           return {
             json: { ...counts, file },
@@ -27,8 +30,7 @@ export function registerExport(program: Command, run: Run, io: CliIo): void {
           };
         } catch (err) {
           await rm(partial, { force: true });
-          const code = (err as NodeJS.ErrnoException).code;
-          throw code ? new CliError(`cannot write ${file}: ${code}`) : err;
+          throw err;
         }
       });
     });
