@@ -41,6 +41,11 @@ const SAMPLE = ndjson(
   { type: 'registration', event: 'launch', user: 'u_bob' },
 );
 
+const LATE = ndjson(
+  { type: 'user', uid: 'u_late', name: 'Late' },
+  { type: 'registration', event: 'event-0', user: 'u_late' },
+);
+
 const databases: { url: string; drop(): Promise<void> }[] = [];
 async function database() {
   const d = await freshDatabase();
@@ -106,7 +111,7 @@ describe('roster export', () => {
     expect((await cli(url, ['export', '--json'])).code).toBe(2);
   });
 
-  test('streams a large database in keyset pages', async () => {
+  test('streams a large database in keyset pages, from one moment', async () => {
     const url = await database();
     const users = 2_000;
     const registrations = 50_000;
@@ -125,12 +130,17 @@ describe('roster export', () => {
     try {
       let lines = 0;
       let biggestWrite = 0; // in records
+      let late = false;
       const sink = new Writable({
         write(chunk: Buffer, _enc, done) {
           const records = chunk.toString().split('\n').length - 1;
+          expect(chunk.toString()).not.toContain('u_late');
           lines += records;
           biggestWrite = Math.max(biggestWrite, records);
-          done();
+          if (late) return done();
+          // After the first page, from another connection: a user and a registration the export must not see.
+          late = true;
+          cli(url, ['import', '-'], LATE).then((r) => done(r.code === 0 ? null : new Error(r.stderr)), done);
         },
       });
       const { result, sql } = await sqlDuring(db, () => createServices(createStores(db)).exporter.run(sink));
@@ -143,6 +153,7 @@ describe('roster export', () => {
       expect(registrationPages).toHaveLength(Math.ceil(registrations / EXPORT_PAGE));
       // No write holds more than a page of records.
       expect(biggestWrite).toBe(EXPORT_PAGE);
+      expect(await db('users').where({ uid: 'u_late' }).first()).toBeDefined();
     } finally {
       await db.destroy();
     }

@@ -53,12 +53,12 @@ export class NdjsonExporter {
   constructor(private readonly stores: Stores) {}
 
   /**
-   * Streams every record to `output` (honouring its back-pressure) from one transaction's view; `end: false`
+   * Streams every record to `output` (honouring its back-pressure) from one consistent snapshot; `end: false`
    * leaves `output` open (stdout).
    */
   async run(output: Writable, { end = true } = {}): Promise<ImportCounts> {
     const counts: ImportCounts = { users: 0, events: 0, registrations: 0 };
-    await this.stores.transaction((tx) => pipeline(Readable.from(lines(tx, counts)), output, { end }));
+    await this.stores.snapshot((tx) => pipeline(Readable.from(lines(tx, counts)), output, { end }));
     return counts;
   }
 }
