@@ -12,7 +12,10 @@ export function registerExport(program: Command, run: Run, io: CliIo): void {
       if (file === '-' && opts.json) throw new CliError('--json needs a FILE: standard output carries the records', 2);
       return run(opts, async ({ services }) => {
         if (file === '-') {
-          await services.exporter.run(io.stdout, { end: false });
+          await services.exporter.run(io.stdout, { end: false }).catch((err: NodeJS.ErrnoException) => {
+            // The reader went away (`| head`): the end of the output, as for any Unix filter, not a failure.
+            if (err.code !== 'EPIPE') throw err;
+          });
           return undefined;
         }
         // Written beside the target and renamed at the end: a failed export never leaves a truncated file.
