@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { DomainError, InvalidInput } from '../services/errors.js';
 import { registerApp } from './app.js';
 import { registerEvent } from './event.js';
+import { registerExport } from './export.js';
 import { registerImport } from './import.js';
 import { registerKeys } from './keys.js';
 import { registerMigrate } from './migrate.js';
@@ -45,6 +46,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   registerToken(program, runtime, io);
   registerKeys(program, runtime);
   registerImport(program, runtime, io);
+  registerExport(program, runtime, io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -34,13 +34,16 @@ export interface Output {
   json: Record<string, unknown>;
   /** A short line for people. */
   human: string;
+  /** Set when the command ran but found a problem: printed after the output as `roster: …`, exit code 1. */
+  failure?: string;
 }
 
 /** Runs one command against the configured database, printing its output; migrations are applied first. */
 export function createRuntime(io: CliIo) {
   return async function run(
     opts: { json?: boolean },
-    action: (env: Env) => Promise<Output>,
+    /** Resolves to undefined when the command's data already went to stdout (an export to `-`). */
+    action: (env: Env) => Promise<Output | undefined>,
     { migrateFirst = true } = {},
   ): Promise<void> {
     const config = loadConfig(io.env);
@@ -49,7 +52,9 @@ export function createRuntime(io: CliIo) {
       if (migrateFirst) await migrate(db);
       const stores = createStores(db);
       const out = await action({ config, db, stores, services: createServices(stores) });
+      if (!out) return;
       io.stdout.write(opts.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
+      if (out.failure) throw new CliError(out.failure);
     } finally {
       await db.destroy();
     }

@@ -2,6 +2,7 @@ import type { Stores } from '../stores/stores.js';
 import { AppService } from './app-service.js';
 import { EventService } from './event-service.js';
 import { GrantService } from './grant-service.js';
+import { NdjsonExporter } from './import/ndjson-export.js';
 import { NdjsonImporter } from './import/ndjson-import.js';
 import { RegistrationService } from './registration-service.js';
 import { UserService } from './user-service.js';
@@ -14,6 +15,7 @@ export interface Services {
   apps: AppService;
   grants: GrantService;
   importer: NdjsonImporter;
+  exporter: NdjsonExporter;
 }
 
 export function createServices(stores: Stores): Services {
@@ -26,5 +28,6 @@ export function createServices(stores: Stores): Services {
     apps,
     grants: new GrantService(stores, users, apps),
     importer: new NdjsonImporter(stores),
+    exporter: new NdjsonExporter(stores),
   };
 }

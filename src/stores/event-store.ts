@@ -7,18 +7,21 @@ import type { EventRow, Page, Visibility } from './types.js';
 /** An event's writable fields: on insert an absent one gets its default, on update it keeps its stored value. */
 export interface EventFields {
   slug: string;
-  name: string;
+  name?: string;
   startsAt?: number | null;
   endsAt?: number | null;
   timeZone?: string | null;
   visibility?: Visibility;
 }
 
-export type NewEvent = EventFields & { organizerIds: number[] };
+/** A new event's fields: the slug and name, the rest optional. */
+export type EventInsert = EventFields & { name: string };
+
+export type NewEvent = EventInsert & { organizerIds: number[] };
 
 /** The one mapping of event fields to columns (the slug is the key, set on insert only). */
 const eventColumns = (e: EventFields) => ({
-  name: e.name,
+  ...(e.name !== undefined ? { name: e.name } : {}),
   ...(e.startsAt !== undefined ? { starts_at: e.startsAt } : {}),
   ...(e.endsAt !== undefined ? { ends_at: e.endsAt } : {}),
   ...(e.timeZone !== undefined ? { time_zone: e.timeZone } : {}),
@@ -28,7 +31,7 @@ const eventColumns = (e: EventFields) => ({
 /** True when updating the stored event with `e` would change it. */
 export function eventDiffers(row: EventRow, e: EventFields): boolean {
   return (
-    row.name !== e.name ||
+    (e.name !== undefined && row.name !== e.name) ||
     (e.startsAt !== undefined && row.startsAt !== e.startsAt) ||
     (e.endsAt !== undefined && row.endsAt !== e.endsAt) ||
     (e.timeZone !== undefined && row.timeZone !== e.timeZone) ||
@@ -62,6 +65,19 @@ export class EventStore {
     return byEvent;
   }
 
+  /** Organizer uids of each event, sorted, in one statement. */
+  async organizerUids(eventIds: readonly number[]): Promise<Map<number, string[]>> {
+    const byEvent = new Map<number, string[]>(eventIds.map((id) => [id, []]));
+    if (eventIds.length === 0) return byEvent;
+    const rows = await this.db('event_organizers as o')
+      .join('users as u', 'u.id', 'o.user_id')
+      .whereIn('o.event_id', eventIds)
+      .orderBy('u.uid')
+      .select('o.event_id', 'u.uid');
+    for (const r of rows) byEvent.get(Number(r.event_id))?.push(String(r.uid));
+    return byEvent;
+  }
+
   /** Creates the event with its organizers, all or nothing. */
   async create(event: NewEvent, now = Date.now()): Promise<EventRow> {
     return this.db.transaction(async (trx) => {
@@ -73,7 +89,7 @@ export class EventStore {
   }
 
   /** Inserts the event alone; returns its row without reading it back. */
-  async insert(e: EventFields, now = Date.now()): Promise<EventRow> {
+  async insert(e: EventInsert, now = Date.now()): Promise<EventRow> {
     const [inserted] = await this.db('events')
       .insert({
         starts_at: null,

@@ -1,7 +1,15 @@
 import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
+import { keysetPage } from './keyset.js';
 import { toRegistration, toRegistrationWithRegistrant } from './rows.js';
 import type { Page, RegistrationRow, RegistrationWithRegistrant } from './types.js';
+
+/** A registration named by its event's slug and its user's uid. */
+export interface RegistrationKeys {
+  id: number;
+  event: string;
+  user: string;
+}
 
 export class RegistrationStore {
   constructor(private readonly db: Db) {}
@@ -33,6 +41,19 @@ export class RegistrationStore {
         'u.activation_state as user_activation_state',
       );
     return afterId === null ? query : query.andWhere('r.id', '>', afterId);
+  }
+
+  /** Keyset page of every registration, at all events, in id order: the primary key's range scan. */
+  everyPage(first: number, afterId: number | null): Promise<Page<RegistrationKeys>> {
+    const query = this.db('registrations as r')
+      .join('events as e', 'e.id', 'r.event_id')
+      .join('users as u', 'u.id', 'r.user_id')
+      .select('r.id', 'e.slug', 'u.uid');
+    return keysetPage(query, 'r.id', first, afterId, (r) => ({
+      id: Number(r.id),
+      event: String(r.slug),
+      user: String(r.uid),
+    }));
   }
 
   /** Registration counts per event, in one statement. */

@@ -1,3 +1,4 @@
+import { isSqlite } from '../lib/dialect.js';
 import { AccountSessionStore } from './account-session-store.js';
 import { AppStore } from './app-store.js';
 import { AuthEpochStore } from './auth-epoch-store.js';
@@ -21,6 +22,8 @@ export interface Stores {
   passwordResets: PasswordResetStore;
   /** Runs `fn` with every store on one transaction: all of its writes or none. */
   transaction<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
+  /** Runs `fn` reading one consistent moment of the database (a long export sees no later writes). */
+  snapshot<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
 }
 
 export function createStores(db: Db): Stores {
@@ -35,5 +38,11 @@ export function createStores(db: Db): Stores {
     authEpoch: new AuthEpochStore(db),
     passwordResets: new PasswordResetStore(db),
     transaction: (fn) => db.transaction((trx) => fn(createStores(trx))),
+    // A SQLite transaction already reads one moment (and knex warns at an isolation level there).
+    snapshot: (fn) =>
+      db.transaction(
+        (trx) => fn(createStores(trx)),
+        isSqlite(db) ? {} : { isolationLevel: 'repeatable read', readOnly: true },
+      ),
   };
 }

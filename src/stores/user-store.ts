@@ -10,12 +10,15 @@ export interface UserFields {
   uid?: string;
   email?: string | null;
   emailVerified?: boolean;
-  name: string;
+  name?: string;
   picture?: string | null;
   zoneinfo?: string | null;
   passwordHash?: string | null;
   activationState?: ActivationState;
 }
+
+/** A new user's fields: everything optional but the name. */
+export type NewUser = UserFields & { name: string };
 
 /** What a user token's lookup needs of its user and its app. */
 export interface TokenSubject {
@@ -28,14 +31,14 @@ export interface TokenSubject {
 const userColumns = (u: UserFields) => ({
   ...(u.email !== undefined ? { email: u.email, email_normalized: u.email?.toLowerCase() ?? null } : {}),
   ...(u.emailVerified !== undefined ? { email_verified: u.emailVerified } : {}),
-  name: u.name,
+  ...(u.name !== undefined ? { name: u.name } : {}),
   ...(u.picture !== undefined ? { picture: u.picture } : {}),
   ...(u.zoneinfo !== undefined ? { zoneinfo: u.zoneinfo } : {}),
   ...(u.passwordHash !== undefined ? { password_hash: u.passwordHash } : {}),
   ...(u.activationState !== undefined ? { activation_state: u.activationState } : {}),
 });
 
-const newUserColumns = (u: UserFields, now: number) => ({
+const newUserColumns = (u: NewUser, now: number) => ({
   email: null,
   email_normalized: null,
   email_verified: false,
@@ -52,7 +55,7 @@ const newUserColumns = (u: UserFields, now: number) => ({
 /** True when updating the stored user with `u` would change it. */
 export function userDiffers(row: UserRow, u: UserFields): boolean {
   return (
-    row.name !== u.name ||
+    (u.name !== undefined && row.name !== u.name) ||
     (u.email !== undefined && row.email !== u.email) ||
     (u.emailVerified !== undefined && row.emailVerified !== u.emailVerified) ||
     (u.picture !== undefined && row.picture !== u.picture) ||
@@ -125,13 +128,13 @@ export class UserStore {
     return found;
   }
 
-  async create(user: UserFields, now = Date.now()): Promise<UserRow> {
+  async create(user: NewUser, now = Date.now()): Promise<UserRow> {
     const [row] = await this.db('users').insert(newUserColumns(user, now)).returning('*');
     return toUser(row);
   }
 
   /** Inserts many users in batched statements, reading nothing back. */
-  async insertMany(users: readonly UserFields[], now = Date.now()): Promise<void> {
+  async insertMany(users: readonly NewUser[], now = Date.now()): Promise<void> {
     for (const part of chunks(users)) await this.db('users').insert(part.map((u) => newUserColumns(u, now)));
   }
 

@@ -2,14 +2,28 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { eventDiffers } from '../../stores/event-store.js';
 import type { Stores } from '../../stores/stores.js';
-import { userDiffers, type UserFields } from '../../stores/user-store.js';
+import { userDiffers, type NewUser } from '../../stores/user-store.js';
 import { DomainError } from '../errors.js';
+import * as v from '../validation.js';
 import { parseRecord, type ImportRecord } from './records.js';
 
 export interface ImportCounts {
   users: number;
   events: number;
   registrations: number;
+}
+
+export interface LineError {
+  line: number;
+  reason: string;
+}
+
+/** What a dry run found: the first bad lines, how many more there were, and the good records by type. */
+export interface DryRunReport {
+  ok: boolean;
+  errors: LineError[];
+  more: number;
+  counts: ImportCounts;
 }
 
 export class ImportError extends DomainError {
@@ -22,116 +36,212 @@ export class ImportError extends DomainError {
 }
 
 const BATCH = 500;
+/** Bad lines a dry run lists; the rest are only counted. */
+export const MAX_LISTED_ERRORS = 100;
 
 type Records<T extends ImportRecord['type']> = Extract<ImportRecord, { type: T }>[];
 
-const missing = (line: number, what: string, key: string) =>
-  new ImportError(line, `${what} "${key}" is not defined on an earlier line or in the database`);
+/** Called with each bad line: throws (an import) or notes it and lets the line be skipped (a dry run). */
+type Fail = (line: number, reason: string) => void;
+
+/** Thrown to roll a dry run back once the whole file has been checked. */
+class RolledBack extends Error {}
+
+const missing = (what: string, key: string) => `${what} "${key}" is not defined on an earlier line or in the database`;
 
 /** Map key of a user reference: emails compare case-insensitively. */
 const refKey = (key: string) => (key.includes('@') ? key.toLowerCase() : key);
+
+const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** `roster import`: NDJSON users, events and registrations, as upserts. */
 export class NdjsonImporter {
   constructor(private readonly stores: Stores) {}
 
   /**
-   * Streams NDJSON records into the database in one transaction: all of the file or none of it.
-   * Same-type records are batched; a batch is flushed before a record of another type, so a record
-   * may refer to anything defined on an earlier line.
+   * Streams NDJSON records into the database in one transaction: all of the file or none of it; the first
+   * bad line throws an ImportError.
    */
-  async run(input: Readable, onProgress: (bytes: number) => void = () => {}): Promise<ImportCounts> {
-    const counts: ImportCounts = { users: 0, events: 0, registrations: 0 };
-    const now = Date.now();
-    await this.stores.transaction(async (tx) => {
-      let batch: ImportRecord[] = [];
-      let line = 0;
-      for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-        line += 1;
-        onProgress(Buffer.byteLength(text) + 1);
-        if (text.trim() === '') continue;
-        let record: ImportRecord;
-        try {
-          record = parseRecord(text, line);
-        } catch (err) {
-          throw new ImportError(line, err instanceof Error ? err.message : String(err));
-        }
-        if (batch.length > 0 && (batch[0]!.type !== record.type || batch.length >= BATCH)) {
-          await flush(tx, batch, now);
-          batch = [];
-        }
-        batch.push(record);
-        counts[record.type === 'user' ? 'users' : record.type === 'event' ? 'events' : 'registrations'] += 1;
-      }
-      await flush(tx, batch, now);
-    });
-    return counts;
+  async run(input: Readable, onProgress?: (bytes: number, records: number) => void): Promise<ImportCounts> {
+    const fail: Fail = (line, reason) => {
+      throw new ImportError(line, reason);
+    };
+    return this.stores.transaction((tx) => load(tx, input, fail, onProgress));
+  }
+
+  /**
+   * Checks the whole file exactly as an import would (references to earlier lines and the database
+   * included), then rolls everything back: a bad line is noted and skipped, never fatal.
+   */
+  async dryRun(input: Readable, onProgress?: (bytes: number, records: number) => void): Promise<DryRunReport> {
+    const errors: LineError[] = [];
+    let more = 0;
+    const fail: Fail = (line, reason) => {
+      if (errors.length < MAX_LISTED_ERRORS) errors.push({ line, reason });
+      else more += 1;
+    };
+    let counts: ImportCounts | undefined;
+    await this.stores
+      .transaction(async (tx) => {
+        counts = await load(tx, input, fail, onProgress);
+        throw new RolledBack();
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof RolledBack)) throw err;
+      });
+    return { ok: errors.length === 0, errors, more, counts: counts! };
   }
 }
 
-async function flush(tx: Stores, batch: ImportRecord[], now: number): Promise<void> {
-  if (batch.length === 0) return;
+/**
+ * Same-type records are batched; a batch is flushed before a record of another type, so a record may
+ * refer to anything defined on an earlier line. Counts are of the records written.
+ */
+async function load(
+  tx: Stores,
+  input: Readable,
+  fail: Fail,
+  onProgress: (bytes: number, records: number) => void = () => {},
+): Promise<ImportCounts> {
+  const counts: ImportCounts = { users: 0, events: 0, registrations: 0 };
+  const now = Date.now();
+  let batch: ImportRecord[] = [];
+  let line = 0;
+  let records = 0;
+  const flushBatch = async () => {
+    const written = await flush(tx, batch, now, fail);
+    if (batch.length > 0) counts[KEY[batch[0]!.type]] += written;
+    batch = [];
+  };
+  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+    line += 1;
+    if (text.trim() !== '') records += 1;
+    onProgress(Buffer.byteLength(text) + 1, records);
+    if (text.trim() === '') continue;
+    let record: ImportRecord;
+    try {
+      record = parseRecord(text, line);
+    } catch (err) {
+      fail(line, reasonOf(err));
+      continue;
+    }
+    if (batch.length > 0 && (batch[0]!.type !== record.type || batch.length >= BATCH)) await flushBatch();
+    batch.push(record);
+  }
+  await flushBatch();
+  return counts;
+}
+
+const KEY = { user: 'users', event: 'events', registration: 'registrations' } as const;
+
+/** Writes the batch; returns how many of its records were good. */
+async function flush(tx: Stores, batch: ImportRecord[], now: number, fail: Fail): Promise<number> {
+  if (batch.length === 0) return 0;
   switch (batch[0]!.type) {
     case 'user':
-      return flushUsers(tx, batch as Records<'user'>, now);
+      return flushUsers(tx, batch as Records<'user'>, now, fail);
     case 'event':
-      return flushEvents(tx, batch as Records<'event'>, now);
+      return flushEvents(tx, batch as Records<'event'>, now, fail);
     case 'registration':
-      return flushRegistrations(tx, batch as Records<'registration'>, now);
+      return flushRegistrations(tx, batch as Records<'registration'>, now, fail);
   }
 }
 
-async function flushUsers(tx: Stores, batch: Records<'user'>, now: number) {
+async function flushUsers(tx: Stores, batch: Records<'user'>, now: number, fail: Fail) {
   const keys = batch.flatMap((r) => [r.user.uid, r.user.email].filter((k): k is string => !!k));
   const known = await tx.users.findByKeys(keys);
-  const pending = new Map<string, UserFields>();
+  const pending = new Map<string, NewUser>();
+  // Emails of the batch's new users, to their key: a second new user with the same email is a bad line.
+  const pendingEmails = new Map<string, string>();
+  let good = 0;
   for (const { line, user } of batch) {
     const byEmail = user.email ? known.get(refKey(user.email)) : undefined;
     const existing = user.uid ? known.get(user.uid) : byEmail;
     if (byEmail && byEmail.id !== existing?.id) {
-      throw new ImportError(line, `email ${user.email} already belongs to another user`);
+      fail(line, `email ${user.email} already belongs to another user`);
+      continue;
     }
     if (existing) {
       if (userDiffers(existing, user)) await tx.users.update(existing.id, user, now);
+      good += 1;
       continue;
     }
     // New users are inserted together; a repeat within the batch merges into the first.
     const key = user.uid ?? refKey(user.email!);
-    pending.set(key, { ...pending.get(key), ...user });
+    const earlier = pending.get(key);
+    const emailOwner = user.email ? pendingEmails.get(refKey(user.email)) : undefined;
+    if (emailOwner !== undefined && emailOwner !== key) {
+      fail(line, `email ${user.email} already belongs to another user`);
+      continue;
+    }
+    const name = user.name ?? earlier?.name;
+    if (name === undefined) {
+      fail(line, 'name is required for a new user');
+      continue;
+    }
+    pending.set(key, { ...earlier, ...user, name });
+    if (user.email) pendingEmails.set(refKey(user.email), key);
+    good += 1;
   }
   await tx.users.insertMany([...pending.values()], now);
+  return good;
 }
 
-async function flushEvents(tx: Stores, batch: Records<'event'>, now: number) {
+async function flushEvents(tx: Stores, batch: Records<'event'>, now: number, fail: Fail) {
   const known = new Map((await tx.events.findBySlugs(batch.map((r) => r.event.slug))).map((e) => [e.slug, e]));
-  const organizers = await tx.users.findByKeys(batch.flatMap((r) => r.organizers));
+  const organizers = await tx.users.findByKeys(batch.flatMap((r) => r.organizers ?? []));
+  let good = 0;
   for (const { line, event, organizers: keys } of batch) {
-    const ids = keys.map((key) => {
-      const user = organizers.get(refKey(key));
-      if (!user) throw missing(line, 'organizer', key);
-      return user.id;
-    });
+    const unknown = keys?.find((key) => !organizers.has(refKey(key)));
+    if (unknown !== undefined) {
+      fail(line, missing('organizer', unknown));
+      continue;
+    }
+    const ids = keys?.map((key) => organizers.get(refKey(key))!.id);
     const existing = known.get(event.slug);
     if (existing) {
-      const organizersChanged = await tx.events.setOrganizers(existing.id, ids);
+      try {
+        // Only one end given: the range is checked against the stored other end.
+        v.timeRange(
+          event.startsAt === undefined ? existing.startsAt : event.startsAt,
+          event.endsAt === undefined ? existing.endsAt : event.endsAt,
+        );
+      } catch (err) {
+        fail(line, reasonOf(err));
+        continue;
+      }
+      const organizersChanged = ids ? await tx.events.setOrganizers(existing.id, ids) : false;
       if (organizersChanged || eventDiffers(existing, event)) await tx.events.update(existing.id, event, now);
+      known.set(event.slug, { ...existing, ...definedOf(event) });
     } else {
-      const created = await tx.events.insert(event, now);
+      if (event.name === undefined || ids === undefined) {
+        fail(line, `${event.name === undefined ? 'name' : 'organizers'} is required for a new event`);
+        continue;
+      }
+      const created = await tx.events.insert({ ...event, name: event.name }, now);
       await tx.events.setOrganizers(created.id, ids);
       known.set(event.slug, created);
     }
+    good += 1;
   }
+  return good;
 }
 
-async function flushRegistrations(tx: Stores, batch: Records<'registration'>, now: number) {
+/** The fields a record carries, without those it leaves out. */
+const definedOf = <T extends object>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) as Partial<T>;
+
+async function flushRegistrations(tx: Stores, batch: Records<'registration'>, now: number, fail: Fail) {
   const events = new Map((await tx.events.findBySlugs(batch.map((r) => r.event))).map((e) => [e.slug, e]));
   const users = await tx.users.findByKeys(batch.map((r) => r.user));
-  const pairs = batch.map(({ line, event, user }) => {
+  const pairs: { eventId: number; userId: number }[] = [];
+  for (const { line, event, user } of batch) {
     const e = events.get(event);
-    if (!e) throw missing(line, 'event', event);
     const u = users.get(refKey(user));
-    if (!u) throw missing(line, 'user', user);
-    return { eventId: e.id, userId: u.id };
-  });
+    if (!e) fail(line, missing('event', event));
+    else if (!u) fail(line, missing('user', user));
+    else pairs.push({ eventId: e.id, userId: u.id });
+  }
   await tx.registrations.insertMany(pairs, now);
+  return pairs.length;
 }

@@ -3,11 +3,12 @@ import type { UserFields } from '../../stores/user-store.js';
 import { InvalidInput } from '../errors.js';
 import * as v from '../validation.js';
 
-// One NDJSON line → a validated record, or a one-line reason.
+// One NDJSON line → a validated record, or a one-line reason. A field left out is `undefined` (keep the
+// stored value), an explicit null clears it; what a new user or event must carry is checked when it is written.
 
 export type ImportRecord =
   | { type: 'user'; line: number; user: UserFields }
-  | { type: 'event'; line: number; event: EventFields; organizers: string[] }
+  | { type: 'event'; line: number; event: EventFields; organizers?: string[] }
   | { type: 'registration'; line: number; event: string; user: string };
 
 const USER_FIELDS = new Set([
@@ -38,7 +39,7 @@ function optional<T>(value: unknown, check: (x: unknown) => T): T | null | undef
 function parseUser(o: Record<string, unknown>): UserFields {
   only(o, USER_FIELDS);
   const user: UserFields = {
-    name: v.text(o.name, 'name'),
+    name: o.name === undefined ? undefined : v.text(o.name, 'name'),
     uid: o.uid === undefined ? undefined : v.uid(o.uid),
     email: optional(o.email, (x) => v.email(x)),
     emailVerified: o.email_verified === undefined ? undefined : v.boolean(o.email_verified, 'email_verified'),
@@ -50,21 +51,21 @@ function parseUser(o: Record<string, unknown>): UserFields {
   return user;
 }
 
-function parseEvent(o: Record<string, unknown>): { event: EventFields; organizers: string[] } {
+function parseEvent(o: Record<string, unknown>): { event: EventFields; organizers?: string[] } {
   only(o, EVENT_FIELDS);
-  if (!Array.isArray(o.organizers) || o.organizers.length === 0) {
+  if (o.organizers !== undefined && (!Array.isArray(o.organizers) || o.organizers.length === 0)) {
     throw new InvalidInput('must be a non-empty list of users (email or uid)', 'organizers');
   }
   const event: EventFields = {
     slug: v.slug(o.slug),
-    name: v.text(o.name, 'name'),
+    name: o.name === undefined ? undefined : v.text(o.name, 'name'),
     startsAt: optional(o.starts_at, (x) => v.isoTime(x, 'starts_at')),
     endsAt: optional(o.ends_at, (x) => v.isoTime(x, 'ends_at')),
     timeZone: optional(o.time_zone, (x) => v.timeZone(x, 'time_zone')),
     visibility: o.visibility === undefined ? undefined : v.visibility(o.visibility),
   };
   v.timeRange(event.startsAt ?? null, event.endsAt ?? null);
-  return { event, organizers: o.organizers.map((u) => v.userKey(u, 'organizer')) };
+  return { event, organizers: o.organizers?.map((u) => v.userKey(u, 'organizer')) };
 }
 
 export function parseRecord(text: string, line: number): ImportRecord {

@@ -1,0 +1,82 @@
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Stores } from '../../stores/stores.js';
+import type { EventRow, Page, UserRow } from '../../stores/types.js';
+import type { ImportCounts } from './ndjson-import.js';
+
+/** Rows per keyset page: memory stays at one page whatever the table's size. */
+export const EXPORT_PAGE = 1000;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+// Every field is written, nulls included, so that importing the file restores these values over any stored ones.
+const userRecord = (u: UserRow) => ({
+  type: 'user',
+  uid: u.uid,
+  email: u.email,
+  name: u.name,
+  email_verified: u.emailVerified,
+  picture: u.picture,
+  zoneinfo: u.zoneinfo,
+  activation_state: u.activationState,
+});
+
+const eventRecord = (e: EventRow, organizers: string[]) => ({
+  type: 'event',
+  slug: e.slug,
+  name: e.name,
+  organizers,
+  visibility: e.visibility,
+  starts_at: iso(e.startsAt),
+  ends_at: iso(e.endsAt),
+  time_zone: e.timeZone,
+});
+
+/** Every row of a keyset-paged table, one page in memory at a time. */
+async function* pages<T extends { id: number }>(
+  page: (first: number, afterId: number | null) => Promise<Page<T>>,
+): AsyncGenerator<T[]> {
+  let afterId: number | null = null;
+  for (;;) {
+    const { rows, hasNextPage } = await page(EXPORT_PAGE, afterId);
+    if (rows.length > 0) yield rows;
+    if (!hasNextPage) return;
+    afterId = rows[rows.length - 1]!.id;
+  }
+}
+
+/**
+ * `roster export`: the import's NDJSON format. Users first, then events (organizers by uid), then
+ * registrations, so the file imports in one pass; passwords, apps and tokens are not part of it.
+ */
+export class NdjsonExporter {
+  constructor(private readonly stores: Stores) {}
+
+  /**
+   * Streams every record to `output` (honouring its back-pressure) from one consistent snapshot; `end: false`
+   * leaves `output` open (stdout).
+   */
+  async run(output: Writable, { end = true } = {}): Promise<ImportCounts> {
+    const counts: ImportCounts = { users: 0, events: 0, registrations: 0 };
+    await this.stores.snapshot((tx) => pipeline(Readable.from(lines(tx, counts)), output, { end }));
+    return counts;
+  }
+}
+
+async function* lines(tx: Stores, counts: ImportCounts): AsyncGenerator<string> {
+  for await (const users of pages((first, after) => tx.users.page(first, after))) {
+    counts.users += users.length;
+    yield users.map((u) => `${JSON.stringify(userRecord(u))}\n`).join('');
+  }
+  for await (const events of pages((first, after) => tx.events.page(first, after))) {
+    const organizers = await tx.events.organizerUids(events.map((e) => e.id));
+    counts.events += events.length;
+    yield events.map((e) => `${JSON.stringify(eventRecord(e, organizers.get(e.id)!))}\n`).join('');
+  }
+  for await (const registrations of pages((first, after) => tx.registrations.everyPage(first, after))) {
+    counts.registrations += registrations.length;
+    yield registrations
+      .map((r) => `${JSON.stringify({ type: 'registration', event: r.event, user: r.user })}\n`)
+      .join('');
+  }
+}
