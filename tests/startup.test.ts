@@ -28,7 +28,8 @@ async function runToExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null;
   let stderr = '';
   proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+  // Generous: a loaded machine may take long to migrate and seed before it even tries to listen.
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 50_000);
   const code = await new Promise<number | null>((resolve) => proc.once('close', (c) => resolve(c)));
   clearTimeout(timer);
   // oidc-provider warns on import under a Node line that is not LTS yet (CI runs Node 26): not our line.
@@ -88,7 +89,7 @@ describe('a process that cannot start says why in one line on stderr and exits 1
       expect(stderr).toBe(`${line()}\n`);
       for (const l of stdout.split('\n').filter(Boolean)) expect(() => JSON.parse(l)).not.toThrow();
     },
-    30_000,
+    60_000,
   );
 });
 
