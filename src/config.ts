@@ -27,6 +27,8 @@ export interface Config {
   shutdownDelayMs: number;
   /** METRICS_PORT: when set, /metrics is served only on this port (same HOST), not on the public one. */
   metricsPort: number | undefined;
+  /** EXPLORER_TELEMETRY: whether Apollo Sandbox at /graphql may send Apollo its usage telemetry. */
+  explorerTelemetry: boolean;
 }
 
 export type TrustProxy = false | number | string[];
@@ -153,6 +155,12 @@ function metricsPort(raw: string | undefined, port: number): number | undefined 
   return value;
 }
 
+function flag(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got ${shown(raw)}`);
+}
+
 /** Reads the environment (and `.env` when present); pure apart from that. Every value is checked here. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = true): Config {
   if (readDotenv) loadDotenv({ quiet: true, processEnv: env });
@@ -188,5 +196,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     ),
     shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', env.SHUTDOWN_DELAY_MS, 3000, 0, 600_000, ' of milliseconds'),
     metricsPort: metricsPort(env.METRICS_PORT, port),
+    explorerTelemetry: flag('EXPLORER_TELEMETRY', env.EXPLORER_TELEMETRY, false),
   };
 }

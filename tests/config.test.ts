@@ -26,6 +26,7 @@ describe('good values', () => {
         keysReloadInterval: 30,
         shutdownDelayMs: 3000,
         metricsPort: undefined,
+        explorerTelemetry: false,
       },
     ],
     [{ PORT: '0' }, { port: 0 }],
@@ -48,6 +49,8 @@ describe('good values', () => {
     [{ SHUTDOWN_DELAY_MS: '0' }, { shutdownDelayMs: 0 }],
     [{ METRICS_PORT: '9464' }, { metricsPort: 9464 }],
     [{ TRUST_PROXY: '1' }, { trustProxy: 1 }],
+    [{ EXPLORER_TELEMETRY: 'true' }, { explorerTelemetry: true }],
+    [{ EXPLORER_TELEMETRY: 'false' }, { explorerTelemetry: false }],
     [
       { NODE_ENV: 'production', BASE_URL: 'https://roster.example.com' },
       { production: true, host: '0.0.0.0', baseUrl: 'https://roster.example.com' },
@@ -99,6 +102,7 @@ describe('bad values: one line naming the variable and what is expected', () => 
     [{ METRICS_PORT: '0' }, /^METRICS_PORT must be a whole number from 1 to 65535/],
     [{ METRICS_PORT: 'yes' }, /^METRICS_PORT must/],
     [{ PORT: '9464', METRICS_PORT: '9464' }, /^METRICS_PORT must differ from PORT/],
+    [{ EXPLORER_TELEMETRY: 'yes' }, /^EXPLORER_TELEMETRY must be true or false, got "yes"$/],
   ])('%j', (env, message) => {
     let thrown: unknown;
     try {
