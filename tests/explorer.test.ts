@@ -64,7 +64,8 @@ test('offline, /graphql opens local GraphiQL, which runs the canonical query wit
   await page.keyboard.insertText(CANONICAL_QUERY);
   await page.getByRole('button', { name: /Execute query/ }).click();
 
-  await page.waitForFunction(`${editorText('.graphiql-response')}.includes('totalCount')`);
+  // A locator, not waitForFunction: its polling evals a string, which the page's CSP rightly refuses.
+  await page.locator('.graphiql-response').getByText('"totalCount"').waitFor();
   const result = JSON.parse(await page.evaluate<string>(editorText('.graphiql-response'))) as unknown;
   expect(result).toEqual({
     data: {
