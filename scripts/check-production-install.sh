@@ -112,6 +112,17 @@ fetch('$BASE_URL/.well-known/openid-configuration').then(async (r) => {
   }
   console.log('discovery: issuer', doc.issuer);
 });" || fail "discovery does not describe $BASE_URL"
+# The offline explorer's files come from runtime dependencies: the pruned install must still serve them.
+node -e "
+fetch('$BASE_URL/graphql', { headers: { Accept: 'text/html' } }).then(async (r) => {
+  const paths = (await r.text()).match(/\/graphql\/explorer\/[0-9a-f]+\/[a-z-]+\.(js|css)/g) ?? [];
+  const statuses = await Promise.all(paths.map((p) => fetch('$BASE_URL' + p).then((a) => a.status)));
+  if (r.status !== 200 || paths.length < 4 || statuses.some((s) => s !== 200)) {
+    console.error('explorer:', r.status, paths, statuses);
+    process.exit(1);
+  }
+  console.log('explorer: page and', paths.length, 'files');
+});" || fail "the explorer page or its files are not served"
 # The image's HEALTHCHECK command itself, as Docker runs it (exec form, in /app).
 HEALTHCHECK_CMD=$(stage 2 | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | sed -nE 's/^HEALTHCHECK .*CMD (\[.*\])$/\1/p')
 [ -n "$HEALTHCHECK_CMD" ] || fail "the runtime stage has no HEALTHCHECK ... CMD [...]"

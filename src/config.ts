@@ -31,6 +31,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** MAIL_FROM: the sender of Roster's mail, `address` or `Name <address>`. */
   mailFrom: string;
+  /** EXPLORER_TELEMETRY: whether Apollo Sandbox at /graphql may send Apollo its usage telemetry. */
+  explorerTelemetry: boolean;
 }
 
 export type TrustProxy = false | number | string[];
@@ -175,6 +177,12 @@ function mailFrom(raw: string | undefined, base: string): string {
   return raw.trim();
 }
 
+function flag(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got ${shown(raw)}`);
+}
+
 /** Reads the environment (and `.env` when present); pure apart from that. Every value is checked here. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = true): Config {
   if (readDotenv) loadDotenv({ quiet: true, processEnv: env });
@@ -213,5 +221,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     metricsPort: metricsPort(env.METRICS_PORT, port),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: mailFrom(env.MAIL_FROM, base),
+    explorerTelemetry: flag('EXPLORER_TELEMETRY', env.EXPLORER_TELEMETRY, false),
   };
 }

@@ -28,6 +28,7 @@ describe('good values', () => {
         metricsPort: undefined,
         smtpUrl: undefined,
         mailFrom: 'Roster <roster@localhost>',
+        explorerTelemetry: false,
       },
     ],
     [{ PORT: '0' }, { port: 0 }],
@@ -55,6 +56,8 @@ describe('good values', () => {
     [{ SHUTDOWN_DELAY_MS: '0' }, { shutdownDelayMs: 0 }],
     [{ METRICS_PORT: '9464' }, { metricsPort: 9464 }],
     [{ TRUST_PROXY: '1' }, { trustProxy: 1 }],
+    [{ EXPLORER_TELEMETRY: 'true' }, { explorerTelemetry: true }],
+    [{ EXPLORER_TELEMETRY: 'false' }, { explorerTelemetry: false }],
     [
       { NODE_ENV: 'production', BASE_URL: 'https://roster.example.com' },
       { production: true, host: '0.0.0.0', baseUrl: 'https://roster.example.com' },
@@ -110,6 +113,7 @@ describe('bad values: one line naming the variable and what is expected', () => 
     [{ SMTP_URL: 'http://mail.example.com' }, /^SMTP_URL must/],
     [{ MAIL_FROM: 'nobody' }, /^MAIL_FROM must be an address or Name <address>, got "nobody"$/],
     [{ MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' }, /^MAIL_FROM must/],
+    [{ EXPLORER_TELEMETRY: 'yes' }, /^EXPLORER_TELEMETRY must be true or false, got "yes"$/],
   ])('%j', (env, message) => {
     let thrown: unknown;
     try {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { ApolloServer } from '@apollo/server';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router, type Request } from 'express';
 import type { Logger } from 'pino';
@@ -13,6 +15,8 @@ import { requireViewer, viewerOf } from '../http/bearer-auth.js';
 import type { Config } from '../config.js';
 import type { Services } from '../services/services.js';
 import { conditionalRequests } from './conditional.js';
+import { explorerAssets } from './explorer/assets.js';
+import { explorerPage } from './explorer/page.js';
 import { refuseBatches, refuseSpentBudget, requireJsonBody, verifyUtf8 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../http/locals.js';
@@ -39,11 +43,11 @@ export interface GraphqlDeps {
   limiter: RateLimiter;
 }
 
-/** A browser opening /graphql: the Sandbox page, served without a token. */
+/** A browser opening /graphql: the explorer page, served without a token. */
 const wantsLandingPage = (req: Request) =>
   req.method === 'GET' && req.query.query === undefined && (req.get('accept') ?? '').includes('text/html');
 
-/** The /graphql router: SDL download, Apollo Sandbox, then bearer auth and Apollo Server. */
+/** The /graphql router: SDL download, the explorer, then bearer auth and Apollo Server. */
 export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: Router; stop(): Promise<void> }> {
   const apollo = new ApolloServer<GraphQLContext>({
     // The schema as written, executed by graphql-jit (Apollo's gateway interface is its executor hook).
@@ -62,11 +66,8 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     validationOptions: { maxErrors: 20 },
     plugins: [
       ApolloServerPluginCacheControlDisabled(),
-      ApolloServerPluginLandingPageLocalDefault({
-        embed: true,
-        includeCookies: false,
-        headers: { Authorization: 'Bearer ' },
-      }),
+      // The router serves its own explorer page (Sandbox, or GraphiQL offline); Apollo's needs Apollo's CDN.
+      ApolloServerPluginLandingPageDisabled(),
       responseHeadersPlugin(),
       mediaTypeStatusPlugin(),
       readOnlyPlugin(),
@@ -86,11 +87,9 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
   const apolloMiddleware = expressMiddleware(apollo, {
     context: async ({ res }) => buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res)),
   });
-  router.get('/', (req, res, next) => {
-    if (!wantsLandingPage(req)) return next();
-    req.body = {}; // Apollo insists on a parsed body, even for a GET.
-    return apolloMiddleware(req, res, next);
-  });
+  router.use(explorerAssets());
+  const landingPage = explorerPage(deps.config);
+  router.get('/', (req, res, next) => (wantsLandingPage(req) ? landingPage(req, res) : next()));
   router.use(
     // Answers made before Apollo (401, bad JSON, 413) are GraphQL responses too.
     (_req, res, next) => {
