@@ -4,16 +4,11 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { run } from '../src/cli/main.js';
 import { cli } from './helpers/cli.js';
-import { freshDatabase } from './helpers/harness.js';
-import { createDb, type Db } from '../src/stores/knex.js';
+import { useMigratedDatabase } from './helpers/harness.js';
 
-let database: { url: string; drop(): Promise<void> };
-let db: Db;
+const database = useMigratedDatabase();
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  await cli(database.url, ['migrate']);
-  db = createDb(database.url);
   const res = await cli(
     database.url,
     ['import', '-'],
@@ -24,17 +19,14 @@ beforeAll(async () => {
   );
   expect(res.code).toBe(0);
 });
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
 
 const ndjson = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
 async function dump() {
   const out: Record<string, unknown[]> = {};
   for (const table of ['users', 'events', 'event_organizers', 'registrations']) {
-    out[table] = await db(table)
+    out[table] = await database
+      .db(table)
       .select('*')
       .orderBy(table === 'event_organizers' ? 'event_id' : 'id');
   }

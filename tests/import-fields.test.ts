@@ -1,25 +1,16 @@
 import { cli } from './helpers/cli.js';
-import { freshDatabase } from './helpers/harness.js';
-import { createDb, type Db } from '../src/stores/knex.js';
+import { useMigratedDatabase } from './helpers/harness.js';
 import { createStores, type Stores } from '../src/stores/stores.js';
 
 // A record's field: absent keeps the stored value, null clears it (where the column may be empty), a value sets it.
 
-let database: { url: string; drop(): Promise<void> };
-let db: Db;
+const database = useMigratedDatabase();
 let stores: Stores;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  await cli(database.url, ['migrate']);
-  db = createDb(database.url);
-  stores = createStores(db);
+  stores = createStores(database.db);
   const res = await cli(database.url, ['import', '-'], ndjson({ type: 'user', uid: 'u_org2', name: 'Second Org' }));
   expect(res.code).toBe(0);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
 });
 
 const ndjson = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';

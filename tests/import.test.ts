@@ -2,21 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from './helpers/cli.js';
-import { freshDatabase } from './helpers/harness.js';
-import { createDb, type Db } from '../src/stores/knex.js';
+import { useMigratedDatabase } from './helpers/harness.js';
 
-let database: { url: string; drop(): Promise<void> };
-let db: Db;
-
-beforeAll(async () => {
-  database = await freshDatabase();
-  await cli(database.url, ['migrate']);
-  db = createDb(database.url);
-});
-afterAll(async () => {
-  await db.destroy();
-  await database.drop();
-});
+const database = useMigratedDatabase();
 
 const ndjson = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const file = (name: string, content: string) => {
@@ -29,9 +17,10 @@ const file = (name: string, content: string) => {
 async function dump() {
   const out: Record<string, unknown[]> = {};
   for (const table of ['users', 'events', 'event_organizers', 'registrations']) {
-    out[table] = await db(table)
+    out[table] = await database
+      .db(table)
       .select('*')
-      .orderBy(Object.keys((await db(table).first()) ?? { event_id: 1 })[0]!);
+      .orderBy(Object.keys((await database.db(table).first()) ?? { event_id: 1 })[0]!);
   }
   return out;
 }
@@ -60,11 +49,11 @@ describe('roster import', () => {
     const res = await cli(database.url, ['import', file('good', GOOD), '--json']);
     expect(res.stderr).toBe('');
     expect(res.json).toEqual({ users: 3, events: 1, registrations: 3 });
-    const event = await db('events').where({ slug: 'import-fest' }).first();
+    const event = await database.db('events').where({ slug: 'import-fest' }).first();
     expect(event).toMatchObject({ name: 'Import Fest', visibility: 'private', time_zone: 'Europe/Oslo' });
     expect(Number(event.starts_at)).toBe(Date.parse('2027-05-01T10:00:00Z'));
-    expect(Number((await db('registrations').where({ event_id: event.id }).count({ n: '*' }))[0]!.n)).toBe(3);
-    expect(await db('users').where({ uid: 'u_no_mail' }).first()).toMatchObject({
+    expect(Number((await database.db('registrations').where({ event_id: event.id }).count({ n: '*' }))[0]!.n)).toBe(3);
+    expect(await database.db('users').where({ uid: 'u_no_mail' }).first()).toMatchObject({
       email: null,
       activation_state: 'pending',
     });
@@ -84,7 +73,7 @@ describe('roster import', () => {
       ndjson({ type: 'user', email: 'reg@import.test', name: 'Reg Renamed', activation_state: 'deactivated' }),
     );
     expect(res.json).toEqual({ users: 1, events: 0, registrations: 0 });
-    expect(await db('users').where({ email_normalized: 'reg@import.test' }).first()).toMatchObject({
+    expect(await database.db('users').where({ email_normalized: 'reg@import.test' }).first()).toMatchObject({
       name: 'Reg Renamed',
       activation_state: 'deactivated',
       picture: 'https://example.com/r.png',
@@ -152,7 +141,9 @@ describe('roster import', () => {
     const regs = users.map((u) => ({ type: 'registration', event: 'import-fest', user: u.email }));
     const res = await cli(database.url, ['import', file('bulk', ndjson(...users, ...regs)), '--json']);
     expect(res.json).toEqual({ users: 1200, events: 0, registrations: 1200 });
-    const event = await db('events').where({ slug: 'import-fest' }).first();
-    expect(Number((await db('registrations').where({ event_id: event.id }).count({ n: '*' }))[0]!.n)).toBe(1203);
+    const event = await database.db('events').where({ slug: 'import-fest' }).first();
+    expect(Number((await database.db('registrations').where({ event_id: event.id }).count({ n: '*' }))[0]!.n)).toBe(
+      1203,
+    );
   });
 });

@@ -76,3 +76,26 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: { logger
     },
   };
 }
+
+/** A fresh, migrated database for one test file, with a connection to inspect it (closed and dropped after). */
+export function useMigratedDatabase(): { readonly url: string; readonly db: Db } {
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  let db: Db | undefined;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    db = createDb(database.url);
+    await migrate(db);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+  return {
+    get url() {
+      return database!.url;
+    },
+    get db() {
+      return db!;
+    },
+  };
+}
