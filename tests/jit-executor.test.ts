@@ -78,6 +78,33 @@ const CASES: [string, keyof Fixtures['tokens'], string, Record<string, unknown>]
     '{ viewer { tokenKind scopes user { name email } app { name } } __schema { queryType { name } } }',
     {},
   ],
+  [
+    'Query.events, paged',
+    'otherApp',
+    `query($after: String) { events(first: 1, after: $after) { nodes { slug visibility }
+       edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+    { after: null },
+  ],
+  [
+    'node and nodes: the Node interface resolved to each type, hidden and malformed ids null',
+    'organizerUser',
+    `query($ids: [ID!]!, $one: ID!) { node(id: $one) { __typename id ... on Event { slug } }
+       nodes(ids: $ids) { __typename id ... on Registrant { name email } ... on Event { visibility } } }`,
+    { one: 'RXZlbnQ6MQ', ids: ['RXZlbnQ6Mg', 'nope!', 'RXZlbnQ6OTk5'] },
+  ],
+  [
+    'backward paging on registrations, with createdAt',
+    'organizerUser',
+    `query($slug: String!) { event(slug: $slug) { registrations(last: 2) {
+       nodes { id createdAt registrant { name } } pageInfo { hasNextPage hasPreviousPage startCursor } } } }`,
+    { slug: 'public-meetup' },
+  ],
+  [
+    'first and last together: a BAD_USER_INPUT error with its path',
+    'organizerUser',
+    `query($slug: String!) { event(slug: $slug) { slug registrations(first: 1, last: 1) { totalCount } } }`,
+    { slug: 'public-meetup' },
+  ],
 ];
 
 test.each(CASES)('%s', async (_name, token, query, variables) => {
@@ -99,4 +126,15 @@ test('an error thrown under the jit keeps its path and code through Apollo', asy
   expect(res.body.errors).toEqual([
     expect.objectContaining({ path: ['event', 'registrations'], extensions: { code: 'FORBIDDEN' } }),
   ]);
+});
+
+test('under the jit, Node resolves to its type and nodes keeps order and nulls', async () => {
+  const { jit: compiled } = await bothWays(
+    'organizerUser',
+    'query($ids: [ID!]!) { nodes(ids: $ids) { __typename ... on Registrant { name } } }',
+    { ids: [Buffer.from(`Event:${t.fx.publicEvent.id}`).toString('base64url'), 'x@y', t.fx.registrants[0]!.uid] },
+  );
+  expect(compiled.data).toEqual({
+    nodes: [{ __typename: 'Event' }, null, { __typename: 'Registrant', name: 'Ann Active' }],
+  });
 });

@@ -201,3 +201,36 @@ describe('SQL statements per request', () => {
     expect(tablesOf(sql)).toEqual(['event_organizers', 'events', 'registrations', 'registrations']);
   });
 });
+
+describe('backward (issue 16)', () => {
+  const BACK = `query($slug: String!, $last: Int, $before: String) { event(slug: $slug) {
+    registrations(last: $last, before: $before) { nodes { registrant { name } }
+    pageInfo { hasNextPage hasPreviousPage startCursor } } } }`;
+  type Back = {
+    nodes: { registrant: { name: string } }[];
+    pageInfo: { hasPreviousPage: boolean; startCursor: string };
+  };
+
+  test('walking back with `last: 100` from the end visits all 250 once, in 3 pages', async () => {
+    const names: string[] = [];
+    let before: string | null = null;
+    let pages = 0;
+    for (;;) {
+      pages += 1;
+      const res = await gql(t.server, t.fx.tokens.organizerUser, BACK, { slug: SLUG, last: 100, before });
+      const conn = (res.body.data!.event as { registrations: Back }).registrations;
+      names.unshift(...conn.nodes.map((n) => n.registrant.name));
+      if (!conn.pageInfo.hasPreviousPage) break;
+      before = conn.pageInfo.startCursor;
+    }
+    expect(pages).toBe(3);
+    expect(names).toEqual(ALL_NAMES);
+  });
+
+  test('a backward page costs one statement, as a forward one does', async () => {
+    const { sql } = await sqlDuring(t.server.db, () =>
+      gql(t.server, t.fx.tokens.organizerUser, BACK, { slug: SLUG, last: 100 }),
+    );
+    expect(sql.filter((q) => /from\W+registrations\W+as\W+r\W/i.test(q) && /desc/i.test(q))).toHaveLength(1);
+  });
+});

@@ -1,6 +1,7 @@
 import { startServer, type TestServer } from './helpers/harness.js';
 import { seedFixtures, useSeededServer, type Fixtures } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
+import { globalId } from '../src/lib/ids.js';
 
 // SPEC §3 "Who may see what", cell by cell: 4 kinds of token × 4 rows.
 const t = useSeededServer();
@@ -91,6 +92,46 @@ describe('registrant.email', () => {
       const res = await run(token, REGISTRATIONS, slug);
       expect(res.text).not.toMatch(/@example\.com/);
     }
+  });
+});
+
+describe('issue 16 rows: events, node and nodes follow the same table', () => {
+  const slugs = async (token: TokenName) => {
+    const res = await gql(t.server, t.fx.tokens[token], '{ events { nodes { slug } } }');
+    return (res.body.data!.events as { nodes: { slug: string }[] }).nodes.map((n) => n.slug);
+  };
+  const nodeOf = async (token: TokenName, id: string) => {
+    const res = await gql(
+      t.server,
+      t.fx.tokens[token],
+      'query($id: ID!) { node(id: $id) { __typename ... on Registrant { email } ... on Registration { registrant { email } } } }',
+      { id },
+    );
+    expect(res.body.errors).toBeUndefined();
+    return res.body.data!.node;
+  };
+  const registrationId = async (slug: 'publicEvent' | 'privateEvent') => {
+    const row = await t.server.stores.registrations.find(t.fx[slug].id, t.fx.registrants[0]!.id);
+    return globalId('Registration', row!.id);
+  };
+
+  test.each(ORGANIZERS)('%s: events lists the private event too; its node and registrations resolve', async (token) => {
+    expect(await slugs(token)).toEqual(['public-meetup', 'private-retreat']);
+    expect(await nodeOf(token, globalId('Event', t.fx.privateEvent.id))).toEqual({ __typename: 'Event' });
+    const email = token === 'organizerUser' ? 'ann@example.com' : null;
+    expect(await nodeOf(token, await registrationId('privateEvent'))).toEqual({
+      __typename: 'Registration',
+      registrant: { email },
+    });
+    expect(await nodeOf(token, t.fx.registrants[0]!.uid)).toEqual({ __typename: 'Registrant', email });
+  });
+
+  test.each(OTHERS)('%s: public events only; hidden and unreadable nodes are null', async (token) => {
+    expect(await slugs(token)).toEqual(['public-meetup']);
+    expect(await nodeOf(token, globalId('Event', t.fx.publicEvent.id))).toEqual({ __typename: 'Event' });
+    expect(await nodeOf(token, globalId('Event', t.fx.privateEvent.id))).toBeNull();
+    expect(await nodeOf(token, await registrationId('publicEvent'))).toBeNull();
+    expect(await nodeOf(token, t.fx.registrants[0]!.uid)).toBeNull();
   });
 });
 

@@ -3,6 +3,7 @@ import {
   isInterfaceType,
   isObjectType,
   Kind,
+  type ArgumentNode,
   SchemaMetaFieldDef,
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
@@ -16,6 +17,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { introspectionListSizes } from './introspection-sizes.js';
+import { MAX_NODE_IDS } from './node-lookup.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 
 /** Limits checked before execution (README "Errors and limits"). */
@@ -117,15 +119,35 @@ function fieldOf(schema: GraphQLSchema, parent: GraphQLNamedType | undefined, na
   return fields?.[name] as GraphQLField<unknown, unknown> | undefined;
 }
 
-/** How many items a list field may return: a connection's `first` (default 100), an introspection list's longest. */
+/** How many items a list argument holds: a literal's length, a variable's, else the most allowed. */
+function listLength(value: ValueNode | undefined, walk: Walk, most: number): number {
+  if (value?.kind === Kind.LIST) return value.values.length;
+  if (value?.kind !== Kind.VARIABLE) return value ? 1 : 0; // a single value is coerced to a list of one
+  const name = value.name.value;
+  const sent = Object.hasOwn(walk.variables, name) ? walk.variables[name] : undefined;
+  if (Array.isArray(sent)) return sent.length;
+  return sent === undefined ? listLength(walk.defaults.get(name), walk, most) : most;
+}
+
+/**
+ * How many items a list field may return: a connection's `first` or `last` (default 100), the ids
+ * `Query.nodes` is given, an introspection list's longest.
+ */
 function listSize(
   walk: Walk,
   parent: GraphQLNamedType | undefined,
   name: string,
   type: GraphQLNamedType | undefined,
-  first: ValueNode | undefined,
+  args: readonly ArgumentNode[] | undefined,
 ): number | undefined {
-  if (type?.name.endsWith('Connection')) return Math.max(0, intArgument(first, walk) ?? DEFAULT_PAGE_SIZE);
+  const argument = (n: string) => args?.find((a) => a.name.value === n)?.value;
+  if (type?.name.endsWith('Connection')) {
+    const size = intArgument(argument('first'), walk) ?? intArgument(argument('last'), walk);
+    return Math.max(0, size ?? DEFAULT_PAGE_SIZE);
+  }
+  if (parent && parent === walk.schema.getQueryType() && name === 'nodes') {
+    return listLength(argument('ids'), walk, MAX_NODE_IDS);
+  }
   return parent && introspectionListSizes(walk.schema).get(`${parent.name}.${name}`);
 }
 
@@ -213,8 +235,7 @@ function selectionSet(
     total.depth = Math.max(total.depth, depth + 1);
     total.fields += 1;
     if (selection.alias) total.aliases += 1;
-    const first = selection.arguments?.find((a) => a.name.value === 'first')?.value;
-    const size = listSize(walk, type, name, fieldType, first);
+    const size = listSize(walk, type, name, fieldType, selection.arguments);
     if (size !== undefined) total.nodes += multiplier * size;
     check(walk, total);
     addName(walk, names, selection.alias?.value ?? name, 1);

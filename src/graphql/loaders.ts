@@ -9,6 +9,10 @@ export function createLoaders(services: Services) {
       const rows = await services.events.findBySlugs(slugs);
       return slugs.map((slug) => rows.find((r) => r.slug === slug) ?? null);
     }),
+    eventById: new DataLoader<number, EventRow | null>(async (ids) => {
+      const rows = new Map((await services.events.findByIds(ids)).map((e) => [e.id, e]));
+      return ids.map((id) => rows.get(id) ?? null);
+    }),
     organizerIds: new DataLoader<number, number[]>(async (eventIds) => {
       const byEvent = await services.events.organizerIds(eventIds);
       return eventIds.map((id) => byEvent.get(id) ?? []);

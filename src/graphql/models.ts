@@ -1,14 +1,15 @@
-import type { Page, RegistrantRow, RegistrationWithRegistrant } from '../stores/types.js';
+import type { EventRow, PageWindow, RegistrantRow, RegistrationWithRegistrant } from '../stores/types.js';
 
 // What the connection types resolve from: rows plus the one permission decision made for the page.
 
 export interface RegistrationConnectionModel {
   eventId: number;
-  page: Page<RegistrationWithRegistrant>;
-  afterId: number | null;
+  page: PageWindow<RegistrationWithRegistrant>;
   /** Decided once per connection by the policy: may this viewer see registrant emails? */
   showEmail: boolean;
 }
+
+export type EventConnectionModel = PageWindow<EventRow>;
 
 export interface RegistrationModel {
   row: RegistrationWithRegistrant;

@@ -11,3 +11,13 @@ export const newUid = (): string => randomToken('u_', 12);
 export function globalId(type: string, id: number): string {
   return Buffer.from(`${type}:${id}`).toString('base64url');
 }
+
+/** The type and number a global id names; undefined for anything `globalId` did not make. */
+export function parseGlobalId(id: string): { type: string; id: number } | undefined {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+  const match = /^([A-Za-z]+):(\d{1,15})$/.exec(Buffer.from(id, 'base64url').toString());
+  if (!match) return undefined;
+  const parsed = { type: match[1]!, id: Number(match[2]) };
+  // Only the one spelling `globalId` writes: no padding or leading-zero variants of the same id.
+  return globalId(parsed.type, parsed.id) === id ? parsed : undefined;
+}

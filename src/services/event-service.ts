@@ -1,7 +1,9 @@
 import type { Stores } from '../stores/stores.js';
 import type { EventRow, Page, UserRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
+import { actingUserId } from './policy.js';
 import type { UserService } from './user-service.js';
+import type { Viewer } from './viewer.js';
 import * as v from './validation.js';
 
 /** A new event as an operator describes one; every field is checked here. */
@@ -44,6 +46,15 @@ export class EventService {
 
   findBySlugs(slugs: readonly string[]): Promise<EventRow[]> {
     return this.stores.events.findBySlugs(slugs);
+  }
+
+  findByIds(ids: readonly number[]): Promise<EventRow[]> {
+    return this.stores.events.findByIds(ids);
+  }
+
+  /** Keyset page of the events the viewer may see (policy.canSeeEvent, as one statement): public or organized. */
+  visiblePage(viewer: Viewer, first: number, afterId: number | null): Promise<Page<EventRow>> {
+    return this.stores.events.visiblePage(actingUserId(viewer), first, afterId);
   }
 
   /** Organizer user ids of each event: what the visibility policy decides by. */

@@ -3,10 +3,14 @@ import type { Viewer } from './viewer.js';
 
 // The permission table of SPEC §3, in one place. Callers pass the event's organizer ids.
 
+/** The user whose organizer rights the token carries: the user, or an app token's owner. */
+export function actingUserId(viewer: Viewer): number {
+  return viewer.kind === 'user' ? viewer.userId : viewer.ownerId;
+}
+
 /** A user token of an organizer, or an app token of an app whose owner organizes. */
 export function actsAsOrganizer(viewer: Viewer, organizerIds: readonly number[]): boolean {
-  const userId = viewer.kind === 'user' ? viewer.userId : viewer.ownerId;
-  return organizerIds.includes(userId);
+  return organizerIds.includes(actingUserId(viewer));
 }
 
 export function canSeeEvent(viewer: Viewer, event: EventRow, organizerIds: readonly number[]): boolean {

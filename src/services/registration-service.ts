@@ -1,5 +1,13 @@
 import type { Stores } from '../stores/stores.js';
-import type { EventRow, Page, RegistrationRow, RegistrationWithRegistrant, UserRow } from '../stores/types.js';
+import type {
+  EventRow,
+  KeysetRange,
+  Page,
+  PageWindow,
+  RegistrationRow,
+  RegistrationWithRegistrant,
+  UserRow,
+} from '../stores/types.js';
 import { Conflict, NotFound } from './errors.js';
 import type { UserService } from './user-service.js';
 import * as v from './validation.js';
@@ -13,6 +21,20 @@ export class RegistrationService {
   /** Keyset page of an event's registrations, each with its registrant, in one statement. */
   page(eventId: number, first: number, afterId: number | null): Promise<Page<RegistrationWithRegistrant>> {
     return this.stores.registrations.page(eventId, first, afterId);
+  }
+
+  /** Keyset window of an event's registrations, forward or backward, each with its registrant. */
+  window(eventId: number, size: number, range: KeysetRange): Promise<PageWindow<RegistrationWithRegistrant>> {
+    return this.stores.registrations.window(eventId, size, range);
+  }
+
+  findWithRegistrant(id: number): Promise<RegistrationWithRegistrant | undefined> {
+    return this.stores.registrations.findWithRegistrant(id);
+  }
+
+  /** Ids of the events the user is registered for: where the user may be reached as a registrant. */
+  eventIdsOf(userId: number): Promise<number[]> {
+    return this.stores.registrations.eventIdsOf(userId);
   }
 
   counts(eventIds: readonly number[]): Promise<Map<number, number>> {

@@ -141,6 +141,28 @@ export class EventStore {
     return keysetPage(query, 'events.id', first, afterId, toEvent);
   }
 
+  /** Keyset page of the events public or organized by the user (null: public ones only), in id order. */
+  visiblePage(organizerId: number | null, first: number, afterId: number | null): Promise<Page<EventRow>> {
+    const query = this.db('events')
+      .select('events.*')
+      .where((w) => {
+        void w.where('events.visibility', 'public');
+        if (organizerId !== null) {
+          void w.orWhereIn('events.id', this.db('event_organizers').where({ user_id: organizerId }).select('event_id'));
+        }
+      });
+    return keysetPage(query, 'events.id', first, afterId, toEvent);
+  }
+
+  /** Events by id, in one statement per chunk. */
+  async findByIds(ids: readonly number[]): Promise<EventRow[]> {
+    const rows: EventRow[] = [];
+    for (const part of chunks([...new Set(ids)])) {
+      for (const r of await this.db('events').whereIn('id', part)) rows.push(toEvent(r));
+    }
+    return rows;
+  }
+
   /** Slugs of the events the user organizes, and of those they alone organize. */
   async organizedBy(userId: number): Promise<{ all: string[]; alone: string[] }> {
     const rows: { slug: string; others: number | string }[] = await this.db('events as e')

@@ -2,7 +2,7 @@ import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
 import { keysetPage } from './keyset.js';
 import { toRegistration, toRegistrationWithRegistrant } from './rows.js';
-import type { Page, RegistrationRow, RegistrationWithRegistrant } from './types.js';
+import type { KeysetRange, Page, PageWindow, RegistrationRow, RegistrationWithRegistrant } from './types.js';
 
 /** A registration named by its event's slug and its user's uid. */
 export interface RegistrationKeys {
@@ -21,15 +21,33 @@ export class RegistrationStore {
   }
 
   /**
-   * The page's statement: a range scan of the (event_id, id) index, so any page costs what the first
-   * does, joined to the registrants by primary key (one statement, not a second `IN` lookup).
+   * Keyset window: registrations of an event between two ids, `size` from the start or (backward) from
+   * the end, returned oldest first. Items past a cursor given are known to exist, as Relay allows.
    */
-  pageQuery(eventId: number, first: number, afterId: number | null) {
-    const query = this.db('registrations as r')
+  async window(eventId: number, size: number, range: KeysetRange): Promise<PageWindow<RegistrationWithRegistrant>> {
+    const { afterId, beforeId, backward } = range;
+    const read = (await this.pageQuery(eventId, size, afterId, beforeId, backward)).map(toRegistrationWithRegistrant);
+    const more = read.length > size;
+    const rows = backward ? read.slice(0, size).reverse() : read.slice(0, size);
+    return backward
+      ? { rows, hasPreviousPage: more, hasNextPage: beforeId !== null }
+      : { rows, hasPreviousPage: afterId !== null, hasNextPage: more };
+  }
+
+  /** One registration with its registrant, by id. */
+  async findWithRegistrant(id: number): Promise<RegistrationWithRegistrant | undefined> {
+    const row = await this.withRegistrant().where('r.id', id).first();
+    return row ? toRegistrationWithRegistrant(row) : undefined;
+  }
+
+  /** Ids of the events the user is registered for. */
+  async eventIdsOf(userId: number): Promise<number[]> {
+    return (await this.db('registrations').where({ user_id: userId }).pluck('event_id')).map(Number);
+  }
+
+  private withRegistrant() {
+    return this.db('registrations as r')
       .join('users as u', 'u.id', 'r.user_id')
-      .where('r.event_id', eventId)
-      .orderBy('r.id', 'asc')
-      .limit(first + 1)
       .select(
         'r.id',
         'r.event_id',
@@ -40,7 +58,20 @@ export class RegistrationStore {
         'u.email as user_email',
         'u.activation_state as user_activation_state',
       );
-    return afterId === null ? query : query.andWhere('r.id', '>', afterId);
+  }
+
+  /**
+   * The page's statement: a range scan of the (event_id, id) index, so any page costs what the first
+   * does, joined to the registrants by primary key (one statement, not a second `IN` lookup).
+   */
+  pageQuery(eventId: number, first: number, afterId: number | null, beforeId: number | null = null, backward = false) {
+    const query = this.withRegistrant()
+      .where('r.event_id', eventId)
+      .orderBy('r.id', backward ? 'desc' : 'asc')
+      .limit(first + 1);
+    if (afterId !== null) void query.andWhere('r.id', '>', afterId);
+    if (beforeId !== null) void query.andWhere('r.id', '<', beforeId);
+    return query;
   }
 
   /** Keyset page of every registration, at all events, in id order: the primary key's range scan. */

@@ -63,3 +63,15 @@ export interface Page<T> {
   rows: T[];
   hasNextPage: boolean;
 }
+
+/** A keyset range of ids: after one, before another, read from the end when `backward`. */
+export interface KeysetRange {
+  afterId: number | null;
+  beforeId: number | null;
+  backward: boolean;
+}
+
+/** A page, oldest first, and whether items lie on either side of it. */
+export interface PageWindow<T> extends Page<T> {
+  hasPreviousPage: boolean;
+}

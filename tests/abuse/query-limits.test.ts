@@ -83,6 +83,26 @@ describe('cost', () => {
     expect(await requestedCost(twoPages('300'))).toBe(6);
   });
 
+  test('issue 16 fields: events by `first`, registrations by `first` or `last`, nodes by its ids', async () => {
+    expect(await requestedCost('{ events(first: 1000) { nodes { id } } }')).toBe(10);
+    expect(await requestedCost('{ events { nodes { id } } }')).toBe(1);
+    expect(await requestedCost('query($n: Int) { events(first: $n) { edges { node { id } } } }', { n: 700 })).toBe(7);
+    const last = (n: string) => `{ event(slug: "public-meetup") { registrations(last: ${n}) { nodes { id } } } }`;
+    expect(await requestedCost(last('1000'))).toBe(10);
+    expect(await requestedCost(last('300'))).toBe(3);
+    const nodes =
+      'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Event { registrations(first: 500) { totalCount } } } }';
+    expect(await requestedCost(nodes, { ids: Array(10).fill('RXZlbnQ6MQ') })).toBe(50);
+    expect(await requestedCost('{ nodes(ids: ["a", "b"]) { id } node(id: "c") { id } }')).toBe(1);
+    await expectTooComplex(
+      '{ events(first: 1000) { nodes { registrations(last: 1000) { nodes { id } } } } }',
+      /^Query cost 10010 exceeds the maximum of 100\.$/,
+    );
+    await expectTooComplex(nodes, /^Query cost 2505 exceeds the maximum of 100\.$/, {
+      ids: Array(500).fill('RXZlbnQ6MQ'),
+    });
+  });
+
   test('a default page size over the limit is refused before execution', async () => {
     const aliases = Array.from({ length: 11 }, (_, i) => `e${i}: event(slug: "public-meetup") { ...R }`).join(' ');
     const res = await expectTooComplex(

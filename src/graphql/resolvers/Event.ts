@@ -2,7 +2,7 @@ import { canSeeRegistrantEmail, canSeeRegistrations } from '../../services/polic
 import { ForbiddenError } from '../errors.js';
 import type { EventResolvers } from '../../generated/graphql.js';
 import { globalId } from '../../lib/ids.js';
-import { decodeCursor, pageSize } from '../pagination.js';
+import { pageRequest } from '../pagination.js';
 
 const date = (ms: number | null) => (ms === null ? null : new Date(ms));
 
@@ -11,15 +11,14 @@ export const Event: EventResolvers = {
   startsAt: (event) => date(event.startsAt),
   endsAt: (event) => date(event.endsAt),
   visibility: (event) => (event.visibility === 'private' ? 'PRIVATE' : 'PUBLIC'),
-  async registrations(event, { first, after }, { loaders, services, viewer, cost }) {
+  async registrations(event, args, { loaders, services, viewer, cost }) {
     const organizerIds = await loaders.organizerIds.load(event.id);
     if (!canSeeRegistrations(viewer, organizerIds)) {
       throw new ForbiddenError('Only the organizers of this event may read its registrations.');
     }
-    const size = pageSize(first);
-    const afterId = after === null || after === undefined ? null : decodeCursor(after);
-    const page = await services.registrations.page(event.id, size, afterId);
+    const { size, ...range } = pageRequest(args, 'registrations');
+    const page = await services.registrations.window(event.id, size, range);
     cost.nodes += page.rows.length;
-    return { eventId: event.id, page, afterId, showEmail: canSeeRegistrantEmail(viewer, organizerIds) };
+    return { eventId: event.id, page, showEmail: canSeeRegistrantEmail(viewer, organizerIds) };
   },
 };

@@ -1,5 +1,7 @@
 import { canSeeEvent } from '../../services/policy.js';
 import type { QueryResolvers } from '../../generated/graphql.js';
+import { lookupNode, lookupNodes } from '../node-lookup.js';
+import { pageRequest } from '../pagination.js';
 
 export const Query: QueryResolvers = {
   async event(_parent, { slug }, { loaders, viewer }) {
@@ -8,6 +10,18 @@ export const Query: QueryResolvers = {
     const organizerIds = await loaders.organizerIds.load(event.id);
     // Not visible and not existing look the same to the caller.
     return canSeeEvent(viewer, event, organizerIds) ? event : null;
+  },
+  async events(_parent, { first, after }, { services, viewer, cost }) {
+    const { size, afterId } = pageRequest({ first, after }, 'events', 'evt');
+    const page = await services.events.visiblePage(viewer, size, afterId);
+    cost.nodes += page.rows.length;
+    return { ...page, hasPreviousPage: afterId !== null };
+  },
+  node: (_parent, { id }, context) => lookupNode(id, context),
+  async nodes(_parent, { ids }, context) {
+    const found = await lookupNodes(ids, context);
+    context.cost.nodes += found.length;
+    return found;
   },
   viewer: (_parent, _args, { viewer }) => viewer,
   // Set before execution by the query-limits plugin, which spent this request's cost.

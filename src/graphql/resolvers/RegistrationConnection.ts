@@ -12,10 +12,10 @@ export const RegistrationConnection: RegistrationConnectionResolvers = {
   nodes: models,
   edges: models,
   pageInfo(c) {
-    const { rows, hasNextPage } = c.page;
+    const { rows, hasNextPage, hasPreviousPage } = c.page;
     return {
       hasNextPage,
-      hasPreviousPage: c.afterId !== null,
+      hasPreviousPage,
       startCursor: rows.length ? encodeCursor(rows[0]!.id) : null,
       endCursor: rows.length ? encodeCursor(rows[rows.length - 1]!.id) : null,
     };

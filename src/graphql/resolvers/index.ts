@@ -1,6 +1,8 @@
 import { DateTimeResolver } from 'graphql-scalars';
 import type { Resolvers } from '../../generated/graphql.js';
 import { Event } from './Event.js';
+import { EventConnection, EventEdge } from './EventConnection.js';
+import { Node } from './Node.js';
 import { Query } from './Query.js';
 import { RateLimit } from './RateLimit.js';
 import { Registrant, Registration } from './Registration.js';
@@ -14,7 +16,10 @@ export const resolvers: Resolvers = {
   Viewer,
   ViewerUser,
   ViewerApp,
+  Node,
   Event,
+  EventConnection,
+  EventEdge,
   RegistrationConnection,
   RegistrationEdge,
   PageInfo,
