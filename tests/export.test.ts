@@ -9,8 +9,7 @@ import { createServices } from '../src/services/services.js';
 import { EXPORT_PAGE } from '../src/services/import/ndjson-export.js';
 import { createStores } from '../src/stores/stores.js';
 import { Writable } from 'node:stream';
-
-const ndjson = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+import { ndjson } from './helpers/ndjson.js';
 
 const SAMPLE = ndjson(
   {

@@ -5,6 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { run } from '../src/cli/main.js';
 import { cli } from './helpers/cli.js';
 import { useMigratedDatabase } from './helpers/harness.js';
+import { domainRows, ndjson } from './helpers/ndjson.js';
 
 const database = useMigratedDatabase();
 
@@ -20,19 +21,6 @@ beforeAll(async () => {
   expect(res.code).toBe(0);
 });
 
-const ndjson = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
-
-async function dump() {
-  const out: Record<string, unknown[]> = {};
-  for (const table of ['users', 'events', 'event_organizers', 'registrations']) {
-    out[table] = await database
-      .db(table)
-      .select('*')
-      .orderBy(table === 'event_organizers' ? 'event_id' : 'id');
-  }
-  return out;
-}
-
 const MIXED = [
   JSON.stringify({ type: 'user', uid: 'u_new', name: 'New' }),
   '{"type":"user",',
@@ -47,7 +35,7 @@ const MIXED = [
 
 describe('roster import --dry-run', () => {
   test('reports every bad line, in order, and writes nothing', async () => {
-    const before = await dump();
+    const before = await domainRows(database.db);
     const res = await cli(database.url, ['import', '--dry-run', '-', '--json'], MIXED);
     expect(res.code).toBe(1);
     expect(res.json).toEqual({
@@ -63,7 +51,7 @@ describe('roster import --dry-run', () => {
       counts: { users: 1, events: 1, registrations: 2 },
     });
     expect(res.stderr).toBe('roster: 5 bad lines (dry run: nothing written)\n');
-    expect(await dump()).toEqual(before);
+    expect(await domainRows(database.db)).toEqual(before);
   });
 
   test('prints one line per bad line for people', async () => {
@@ -74,7 +62,7 @@ describe('roster import --dry-run', () => {
   });
 
   test('a good file: exit 0, the counts, and still nothing written', async () => {
-    const before = await dump();
+    const before = await domainRows(database.db);
     const good = ndjson(
       { type: 'user', uid: 'u_fine', name: 'Fine' },
       { type: 'registration', event: 'stored-event', user: 'u_fine' },
@@ -85,7 +73,7 @@ describe('roster import --dry-run', () => {
     expect((await cli(database.url, ['import', '--dry-run', '-'], good)).stdout).toBe(
       'dry run: 1 users, 0 events, 1 registrations would be imported\n',
     );
-    expect(await dump()).toEqual(before);
+    expect(await domainRows(database.db)).toEqual(before);
   });
 
   test('lists the first 100 bad lines and counts the rest', async () => {

@@ -1,6 +1,7 @@
 import { cli } from './helpers/cli.js';
 import { useMigratedDatabase } from './helpers/harness.js';
 import { createStores, type Stores } from '../src/stores/stores.js';
+import { ndjson } from './helpers/ndjson.js';
 
 // A record's field: absent keeps the stored value, null clears it (where the column may be empty), a value sets it.
 
@@ -13,7 +14,6 @@ beforeAll(async () => {
   expect(res.code).toBe(0);
 });
 
-const ndjson = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const importLines = (...records: object[]) => cli(database.url, ['import', '-', '--json'], ndjson(...records));
 
 const user = (uid: string) => ({

@@ -3,27 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from './helpers/cli.js';
 import { useMigratedDatabase } from './helpers/harness.js';
+import { domainRows, ndjson } from './helpers/ndjson.js';
 
 const database = useMigratedDatabase();
 
-const ndjson = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const file = (name: string, content: string) => {
   const path = join(tmpdir(), `roster-import-${process.pid}-${name}.ndjson`);
   writeFileSync(path, content);
   return path;
 };
-
-/** Every row of every domain table, to compare before and after. */
-async function dump() {
-  const out: Record<string, unknown[]> = {};
-  for (const table of ['users', 'events', 'event_organizers', 'registrations']) {
-    out[table] = await database
-      .db(table)
-      .select('*')
-      .orderBy(Object.keys((await database.db(table).first()) ?? { event_id: 1 })[0]!);
-  }
-  return out;
-}
 
 const GOOD = ndjson(
   { type: 'user', email: 'Org@Import.test', name: 'Iris Importer', email_verified: true, zoneinfo: 'Europe/Oslo' },
@@ -60,10 +48,10 @@ describe('roster import', () => {
   });
 
   test('a second import of the same file changes nothing, not even updated_at', async () => {
-    const before = await dump();
+    const before = await domainRows(database.db);
     const res = await cli(database.url, ['import', file('good', GOOD), '--json']);
     expect(res.json).toEqual({ users: 3, events: 1, registrations: 3 });
-    expect(await dump()).toEqual(before);
+    expect(await domainRows(database.db)).toEqual(before);
   });
 
   test('records are upserts: a changed field updates the stored row', async () => {
@@ -111,7 +99,7 @@ describe('roster import', () => {
       /line 3: email org@import.test already belongs to another user/,
     ],
   ])('%s stops the import with the line number and commits nothing', async (_name, badLine, message) => {
-    const before = await dump();
+    const before = await domainRows(database.db);
     const content = [
       JSON.stringify({ type: 'user', email: 'a@bad.test', name: 'Should Not Stay' }),
       JSON.stringify({ type: 'user', email: 'b@bad.test', name: 'Nor This' }),
@@ -123,7 +111,7 @@ describe('roster import', () => {
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/^roster: /);
     expect(res.stderr).toMatch(message);
-    expect(await dump()).toEqual(before);
+    expect(await domainRows(database.db)).toEqual(before);
   });
 
   test('a missing file is a clear error', async () => {
