@@ -44,7 +44,7 @@ async function freshToken(expiresIn?: number) {
   return { user, app, appToken, token: minted.access_token };
 }
 
-test('a token is looked up once; later requests only read the auth epoch', async () => {
+test('a token is looked up once; later requests read nothing but the epochs', async () => {
   const { token, appToken } = await freshToken();
   // A user token: its row, its grant, then its user and app (and the app's owner) in one statement;
   // an app token: its app and the app's owner in one statement.
@@ -56,7 +56,8 @@ test('a token is looked up once; later requests only read the auth epoch', async
     expect(first.filter((s) => TOKEN_TABLES.test(s))).toHaveLength(lookups);
     const again = await statements(async () => expect((await ask(bearer)).status).toBe(200));
     expect(again.filter((s) => TOKEN_TABLES.test(s))).toEqual([]);
-    expect(again.filter((s) => /\bauth_epoch\b/.test(s))).toHaveLength(1);
+    // (On SQLite the epochs are read on the connection itself, outside knex: not even that shows.)
+    expect(again.filter((s) => !/\bauth_epoch\b/.test(s))).toEqual([]);
   }
 });
 

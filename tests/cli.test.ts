@@ -19,6 +19,7 @@ beforeAll(async () => {
       '20261122030000_auth_epoch',
       '20261122040000_sealed_oidc_payloads',
       '20261123000000_password_resets',
+      '20261123010000_data_epoch',
     ],
   });
   db = createDb(database.url);

@@ -18,7 +18,7 @@ const jit = jitExecutor(schema);
 
 async function contextFor(token: keyof Fixtures['tokens']) {
   const resolve = createBearerResolver(t.server.stores, createAccessTokenLookup(t.server));
-  const viewer = await resolve(t.fx.tokens[token]);
+  const { viewer } = await resolve(t.fx.tokens[token]);
   return buildContext(viewer, createServices(t.server.stores), 'test', {});
 }
 

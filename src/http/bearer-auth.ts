@@ -23,7 +23,9 @@ export function sendBearerError(res: Response, err: BearerError, format: 'graphq
 export function requireViewer(resolver: BearerResolver, format: 'graphql' | 'oauth') {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      res.locals.viewer = await resolveAuthorization(resolver, req.headers.authorization);
+      const { viewer, epochs } = await resolveAuthorization(resolver, req.headers.authorization);
+      res.locals.viewer = viewer;
+      res.locals.epochs = epochs;
     } catch (err) {
       if (err instanceof BearerError) return sendBearerError(res, err, format);
       return next(err);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import type { Viewer } from '../services/viewer.js';
+import type { Epochs } from '../stores/epoch-store.js';
 
 /** What the rest of the request learns for the log line: set by the GraphQL plugins. */
 export interface RequestInfo {
@@ -9,6 +10,8 @@ export interface RequestInfo {
   cost?: number;
   /** An answer without data (a request error): never a 304. */
   requestError?: boolean;
+  /** The answer may be replayed while the data stands still: complete, and no field that changes by itself. */
+  cacheable?: boolean;
 }
 
 // Everything a request carries from one step to the next lives in res.locals, declared here and nowhere else.
@@ -18,6 +21,8 @@ declare module 'express-serve-static-core' {
     requestId: string;
     /** Who the bearer token speaks for, once `requireViewer` has run. */
     viewer?: Viewer;
+    /** The database's epochs, read by `requireViewer` before the token was resolved. */
+    epochs?: Epochs;
     /** The request timeout has answered 503: whatever fails later is moot. */
     timedOut?: boolean;
     /** Filled in by the GraphQL plugins, read by the request log and the 304 check. */

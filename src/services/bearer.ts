@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { Epochs } from '../stores/epoch-store.js';
 import type { Stores } from '../stores/stores.js';
 import { BearerError, invalidToken, malformedAuthorization, missingToken } from './bearer-error.js';
 import { APP_TOKEN_PREFIX } from '../lib/ids.js';
@@ -77,15 +78,17 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
     return { viewer, expiresAt: info.expiresAt };
   }
 
-  return async function resolveToken(token: string): Promise<Viewer> {
-    const epoch = await stores.authEpoch.current();
+  /** The viewer, and the database's epochs read before it was resolved (a cached answer needs the data one). */
+  return async function resolveToken(token: string): Promise<{ viewer: Viewer; epochs: Epochs }> {
+    const epochs = await stores.epochs.current();
+    const epoch = epochs.auth;
     if (epoch !== lastEpoch) {
       cache.clear(); // everything cached before the bump is suspect
       lastEpoch = epoch;
     }
     const key = sha256(token);
     const hit = cache.get(key);
-    if (hit && hit.epoch === epoch) return hit.viewer;
+    if (hit && hit.epoch === epoch) return { viewer: hit.viewer, epochs };
     const { viewer, expiresAt } = await lookup(token);
     const ttl = Math.min(CACHE_TTL_MS, expiresAt - Date.now());
     // Only if no bump happened meanwhile: a lookup that straddles one may have read either side of it.
@@ -93,14 +96,14 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
       Object.freeze(viewer.scopes);
       cache.set(key, { viewer: Object.freeze(viewer), epoch }, { ttl });
     }
-    return viewer;
+    return { viewer, epochs };
   };
 }
 
 export type BearerResolver = ReturnType<typeof createBearerResolver>;
 
-/** Resolves the Authorization header to a viewer, or throws a BearerError. */
-export async function resolveAuthorization(resolver: BearerResolver, header: string | undefined): Promise<Viewer> {
+/** Resolves the Authorization header to a viewer (and the epochs read), or throws a BearerError. */
+export async function resolveAuthorization(resolver: BearerResolver, header: string | undefined) {
   return resolver(bearerToken(header));
 }
 

@@ -11,6 +11,23 @@ interface SqliteConnection {
   prepare(sql: string): unknown;
 }
 
+/** The one better-sqlite3 connection behind a SQLite Db, for a store's synchronous hot-path read. */
+export interface SqliteHandle {
+  readonly inTransaction: boolean;
+  prepare(sql: string): { get(...params: unknown[]): unknown };
+}
+
+const sqliteHandles = new WeakMap<Db, { conn?: SqliteHandle }>();
+
+/**
+ * The connection of a SQLite Db when a statement may run on it right now, outside knex's pool: only
+ * when no transaction is open on it (one may be, between the awaits of a knex transaction).
+ */
+export function idleSqliteConnection(db: Db): SqliteHandle | undefined {
+  const conn = sqliteHandles.get(db)?.conn;
+  return conn && !conn.inTransaction ? conn : undefined;
+}
+
 const STATEMENT_CACHE_SIZE = 200;
 
 /**
@@ -60,7 +77,8 @@ export function createDb(databaseUrl: string, options: { poolMax?: number } = {}
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length) || ':memory:';
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-    return knexFactory({
+    const handle: { conn?: SqliteHandle } = {};
+    const db = knexFactory({
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
@@ -74,11 +92,14 @@ export function createDb(databaseUrl: string, options: { poolMax?: number } = {}
           conn.pragma('synchronous = NORMAL');
           conn.pragma('foreign_keys = ON');
           conn.pragma('busy_timeout = 5000');
+          handle.conn = conn as unknown as SqliteHandle;
           done(null, conn);
         },
       },
       migrations: { migrationSource },
     });
+    sqliteHandles.set(db, handle);
+    return db;
   }
   return knexFactory({
     client: 'pg',

@@ -1,7 +1,7 @@
 import { isSqlite } from '../lib/dialect.js';
 import { AccountSessionStore } from './account-session-store.js';
 import { AppStore } from './app-store.js';
-import { AuthEpochStore } from './auth-epoch-store.js';
+import { EpochStore } from './epoch-store.js';
 import { EventStore } from './event-store.js';
 import type { Db } from './knex.js';
 import { OidcStore } from './oidc-store.js';
@@ -18,7 +18,7 @@ export interface Stores {
   secrets: SecretStore;
   oidc: OidcStore;
   accountSessions: AccountSessionStore;
-  authEpoch: AuthEpochStore;
+  epochs: EpochStore;
   passwordResets: PasswordResetStore;
   /** Runs `fn` with every store on one transaction: all of its writes or none. */
   transaction<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
@@ -35,7 +35,7 @@ export function createStores(db: Db): Stores {
     secrets: new SecretStore(db),
     oidc: new OidcStore(db),
     accountSessions: new AccountSessionStore(db),
-    authEpoch: new AuthEpochStore(db),
+    epochs: new EpochStore(db),
     passwordResets: new PasswordResetStore(db),
     transaction: (fn) => db.transaction((trx) => fn(createStores(trx))),
     // A SQLite transaction already reads one moment (and knex warns at an isolation level there).

@@ -5,6 +5,7 @@ import * as accounts from './20261122020000_accounts.js';
 import * as authEpoch from './20261122030000_auth_epoch.js';
 import * as sealedOidcPayloads from './20261122040000_sealed_oidc_payloads.js';
 import * as passwordResets from './20261123000000_password_resets.js';
+import * as dataEpoch from './20261123010000_data_epoch.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '20261122030000_auth_epoch': authEpoch,
   '20261122040000_sealed_oidc_payloads': sealedOidcPayloads,
   '20261123000000_password_resets': passwordResets,
+  '20261123010000_data_epoch': dataEpoch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

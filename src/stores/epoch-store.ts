@@ -1,0 +1,33 @@
+import { idleSqliteConnection, type Db } from './knex.js';
+
+/** The two counters the database's triggers bump (see the auth_epoch and data_epoch migrations). */
+export interface Epochs {
+  /** Bumped by every write that may end a bearer token. */
+  auth: string;
+  /** Bumped by every write to a table a GraphQL answer is read from. */
+  data: string;
+}
+
+type Row = { auth: number | string; data: number | string } | undefined;
+
+const SQLITE_READ =
+  'SELECT a.value AS auth, d.value AS data FROM auth_epoch a, data_epoch d WHERE a.id = 1 AND d.id = 1';
+
+export class EpochStore {
+  constructor(private readonly db: Db) {}
+
+  /** Both values in one statement, as strings (PostgreSQL returns bigint as one). Every API request reads them. */
+  async current(): Promise<Epochs> {
+    // SQLite: straight on the idle connection (a prepared statement, a few µs), not through knex's pool.
+    const conn = idleSqliteConnection(this.db);
+    const row: Row = conn
+      ? (conn.prepare(SQLITE_READ).get() as Row)
+      : await this.db
+          .first<Row>({ auth: 'a.value', data: 'd.value' })
+          .from({ a: 'auth_epoch' })
+          .crossJoin({ d: 'data_epoch' } as never)
+          .where({ 'a.id': 1, 'd.id': 1 });
+    if (!row) throw new Error('auth_epoch or data_epoch has no row: run the migrations');
+    return { auth: String(row.auth), data: String(row.data) };
+  }
+}
