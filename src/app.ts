@@ -174,6 +174,8 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       clearInterval(sweeper);
       clearInterval(keyWatcher);
       await graphql.stop();
+      // Points granted but not yet written count against the owner at every other instance too.
+      await limiter.close();
     },
   };
 }

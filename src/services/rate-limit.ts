@@ -36,7 +36,31 @@ export class RateLimited extends Error {
 export const ownerKey = (viewer: Viewer): string =>
   viewer.kind === 'user' ? `user:${viewer.userId}:app:${viewer.appId}` : `app:${viewer.appId}`;
 
-/** Points per hour per token owner, counted in the database so every instance shares them. */
+/** How often each instance writes the points it granted without the database. */
+export const FLUSH_MS = 100;
+
+/** Points an instance may grant an owner without asking the database: a hundredth of the hourly budget. */
+export const batchPointsOf = (pointsPerHour: number): number => Math.floor(pointsPerHour / 100);
+
+/** What this instance knows of an owner's window. */
+interface Local {
+  /** Points the database had counted at the last write. */
+  used: number;
+  resetAt: number;
+  /** Granted here, not yet written. */
+  pending: number;
+  /** Being written right now. */
+  inflight: number;
+}
+
+/**
+ * Points per hour per token owner, counted in the database so every instance shares them.
+ *
+ * Accounting is batched: while an owner's window is known, an instance grants up to `batchPointsOf`
+ * points on its own and writes them within FLUSH_MS; past that, or when the budget would run out, it asks
+ * the database, which decides. One instance never overspends; N instances together overspend an owner's
+ * budget by at most N × batchPointsOf points (each one's last unwritten batch).
+ */
 export async function createRateLimiter(db: Db, pointsPerHour: number, onReject: () => void = () => {}) {
   const options = {
     storeClient: db,
@@ -48,35 +72,88 @@ export async function createRateLimiter(db: Db, pointsPerHour: number, onReject:
     keyPrefix: 'gql',
   };
   const limiter: RateLimiterAbstract = isSqlite(db) ? new RateLimiterSQLite(options) : new RateLimiterPostgres(options);
+  const batchPoints = batchPointsOf(pointsPerHour);
 
-  const state = (res: RateLimiterRes, cost: number): RateLimitState => ({
+  const state = (used: number, resetAt: number, cost: number): RateLimitState => ({
     limit: pointsPerHour,
     cost,
-    used: res.consumedPoints,
-    remaining: Math.max(0, pointsPerHour - res.consumedPoints),
-    resetAt: Date.now() + res.msBeforeNext,
+    used,
+    remaining: Math.max(0, pointsPerHour - used),
+    resetAt,
   });
 
   // Owners this instance saw over budget, until their window resets: a budget never comes back early,
   // so their next requests are refused before any parsing, without a statement.
   const spentUntil = new LRUCache<string, RateLimitState>({ max: 10_000 });
+  const locals = new Map<string, Local>();
+
+  /** Writes `points` for `key` (those granted here and, when `cost` > 0, this request's); the database decides. */
+  async function write(key: string, points: number, cost: number): Promise<RateLimitState> {
+    const local = locals.get(key);
+    if (local) local.inflight += points;
+    try {
+      const res = await limiter.consume(key, points);
+      return learn(key, res, cost);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) {
+        if (local && points > cost) local.pending += points - cost; // granted points are owed still
+        throw err;
+      }
+      const over = learn(key, err, cost);
+      if (cost > 0) onReject();
+      spentUntil.set(key, over, { ttl: Math.max(1, over.resetAt - Date.now()) });
+      throw new RateLimited(over);
+    } finally {
+      if (local) local.inflight -= points;
+    }
+  }
+
+  /** Takes in what the database said: the count only grows within a window, so the larger one is the latest. */
+  function learn(key: string, res: RateLimiterRes, cost: number): RateLimitState {
+    const resetAt = Date.now() + res.msBeforeNext;
+    const local = locals.get(key);
+    if (local && local.resetAt > Date.now() && Math.abs(local.resetAt - resetAt) < 1000) {
+      local.used = Math.max(local.used, res.consumedPoints);
+    } else if (batchPoints > 0) {
+      locals.set(key, { used: res.consumedPoints, resetAt, pending: local?.pending ?? 0, inflight: 0 });
+    }
+    return state(res.consumedPoints + (locals.get(key)?.pending ?? 0), resetAt, cost);
+  }
+
+  async function flush(): Promise<void> {
+    const now = Date.now();
+    const writes: Promise<unknown>[] = [];
+    for (const [key, local] of locals) {
+      if (local.pending > 0) {
+        const points = local.pending;
+        local.pending = 0;
+        // A refusal here is recorded by write() (spentUntil); a failed write keeps the points owed.
+        writes.push(write(key, points, 0).catch(() => {}));
+      } else if (local.resetAt <= now && local.inflight === 0) {
+        locals.delete(key);
+      }
+    }
+    await Promise.all(writes);
+  }
+  const flusher = setInterval(() => void flush(), FLUSH_MS).unref();
 
   return {
     pointsPerHour,
     /** Spends `cost` points of the viewer's budget; throws RateLimited when over it. */
     async consume(viewer: Viewer, cost: number): Promise<RateLimitState> {
       const key = ownerKey(viewer);
-      try {
-        return state(await limiter.consume(key, cost), cost);
-      } catch (err) {
-        if (err instanceof RateLimiterRes) {
-          onReject();
-          const over = state(err, cost);
-          spentUntil.set(key, over, { ttl: Math.max(1, over.resetAt - Date.now()) });
-          throw new RateLimited(over);
+      const local = locals.get(key);
+      if (local && local.resetAt > Date.now()) {
+        const granted = local.used + local.inflight + local.pending + cost;
+        if (local.pending + cost <= batchPoints && granted <= pointsPerHour) {
+          local.pending += cost;
+          return state(granted, local.resetAt, cost);
         }
-        throw err;
+        const points = local.pending + cost;
+        local.pending = 0;
+        return write(key, points, cost);
       }
+      return write(key, cost, cost);
     },
     /** RateLimited when this instance already saw the viewer's budget spent in the current window. */
     refuseIfSpent(viewer: Viewer): void {
@@ -86,12 +163,22 @@ export async function createRateLimiter(db: Db, pointsPerHour: number, onReject:
         throw new RateLimited({ ...over, cost: 0 });
       }
     },
-    /** The viewer's budget without spending any. */
+    /** The viewer's budget without spending any (points granted here but not yet written included). */
     async peek(viewer: Viewer): Promise<RateLimitState> {
-      const res = await limiter.get(ownerKey(viewer));
+      const key = ownerKey(viewer);
+      const res = await limiter.get(key);
+      const local = locals.get(key);
+      const unwritten = local ? local.pending + local.inflight : 0;
       return res
-        ? state(res, 0)
-        : { limit: pointsPerHour, cost: 0, used: 0, remaining: pointsPerHour, resetAt: Date.now() + 3600_000 };
+        ? state(res.consumedPoints + unwritten, Date.now() + res.msBeforeNext, 0)
+        : state(unwritten, Date.now() + 3600_000, 0);
+    },
+    /** Writes what this instance granted and has not written yet (tests, and shutdown). */
+    flush,
+    /** Stops the timer and writes what is left. */
+    async close(): Promise<void> {
+      clearInterval(flusher);
+      await flush();
     },
   };
 }
