@@ -1,6 +1,6 @@
 import { addRegistrants, useSeededServer } from './helpers/fixtures.js';
 import { gql, SEED_QUERY } from './helpers/graphql.js';
-import { sqlDuring } from './helpers/sql.js';
+import { forgetCachedAnswers, sqlDuring } from './helpers/sql.js';
 
 // Cursor pagination over an event bigger than one default page, and the SQL it costs.
 const t = useSeededServer();
@@ -153,8 +153,11 @@ describe('bad arguments are BAD_USER_INPUT with a one-line message', () => {
 });
 
 describe('SQL statements per request', () => {
-  /** The SQL text of every statement the database runs while `fn` runs. */
-  const statements = async (fn: () => Promise<unknown>) => (await sqlDuring(t.server.db, fn)).sql;
+  /** The SQL text of every statement the database runs while `fn` runs, computing its answer afresh. */
+  const statements = async (fn: () => Promise<unknown>) => {
+    await forgetCachedAnswers(t.server.db);
+    return (await sqlDuring(t.server.db, fn)).sql;
+  };
 
   const QUERY = `query($slug: String!, $first: Int) { event(slug: $slug) {
     registrations(first: $first) { nodes { registrant { activationState email name } } } } }`;

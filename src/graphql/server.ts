@@ -29,6 +29,7 @@ import { queryLimitsPlugin, queryLimitsRule } from './plugins/query-limits.js';
 import { readOnlyPlugin } from './plugins/read-only.js';
 import { CACHE_CONTROL, responseHeadersPlugin } from './plugins/response-headers.js';
 import { resolvers } from './resolvers/index.js';
+import { responseCache } from './response-cache.js';
 
 // schema.graphql sits at the repo root, two levels above both src/graphql and dist/graphql.
 export const SCHEMA_SDL = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
@@ -102,6 +103,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     express.json({ limit: MAX_BODY_BYTES, verify: verifyUtf8 }),
     refuseBatches,
     conditionalRequests,
+    responseCache(deps.limiter),
     apolloMiddleware,
   );
   return { router, stop: () => apollo.stop() };

@@ -11,3 +11,8 @@ export async function sqlDuring<T>(db: Db, fn: () => Promise<T>): Promise<{ resu
     db.off('query', listener);
   }
 }
+
+/** What any write does to cached GraphQL answers: they are computed again on the next request. */
+export async function forgetCachedAnswers(db: Db): Promise<void> {
+  await db('data_epoch').where({ id: 1 }).increment('value', 1);
+}

@@ -25,5 +25,8 @@ export const Query: QueryResolvers = {
   },
   viewer: (_parent, _args, { viewer }) => viewer,
   // Set before execution by the query-limits plugin, which spent this request's cost.
-  rateLimit: (_parent, _args, { rateLimit }) => rateLimit!,
+  rateLimit: (_parent, _args, { rateLimit, info }) => {
+    info.cacheable = false; // the budget moves with every request: this answer is never replayed
+    return rateLimit!;
+  },
 };

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { LRUCache } from 'lru-cache';
+import { viewerOf } from '../http/bearer-auth.js';
+import { requestInfo } from '../http/locals.js';
+import { sendJsonError } from '../http/json-error.js';
+import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
+import type { Viewer } from '../services/viewer.js';
+
+/** An answer as Apollo sent it, and what replaying it needs. */
+interface Entry {
+  body: Buffer;
+  contentType: string;
+  etag: string;
+  /** The data epoch read before the answer was computed: it is current only while the epoch is. */
+  dataEpoch: string;
+  cost: number;
+  operationName?: string;
+}
+
+/** Answers kept per instance, by bytes; a larger one (a rare huge page) is not kept at all. */
+const MAX_BYTES = 32 * 1024 * 1024;
+const MAX_ENTRY_BYTES = 1024 * 1024;
+
+/** Everything an answer may depend on besides the data: who asks, with which grants, and how. */
+const viewerKey = (v: Viewer): string =>
+  v.kind === 'user'
+    ? `user ${v.userId} ${v.uid} ${v.appId} ${v.clientId} ${v.scopes.join(' ')}`
+    : `app ${v.appId} ${v.clientId} ${v.ownerId}`;
+
+function keyOf(req: Request, viewer: Viewer): string {
+  return createHash('sha256')
+    .update(viewerKey(viewer))
+    .update('\n')
+    .update(req.headers.accept ?? '')
+    .update('\n')
+    .update(JSON.stringify(req.body))
+    .digest('base64url');
+}
+
+/**
+ * Replays an answer already computed for the same viewer, document, variables and Accept header while the
+ * database's data epoch has not moved (triggers bump it on every write that an answer could show, from any
+ * instance or the CLI), so an answer is never stale. A replay still passes every check before it (token,
+ * CORS, body limits) and spends the answer's cost from the owner's budget; Apollo runs only on a miss.
+ * Only complete answers are kept: no errors, and no field that changes by itself (`rateLimit`).
+ */
+export function responseCache(limiter: RateLimiter) {
+  const cache = new LRUCache<string, Entry>({
+    maxSize: MAX_BYTES,
+    maxEntrySize: MAX_ENTRY_BYTES,
+    sizeCalculation: (entry) => entry.body.length + 256,
+  });
+
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const dataEpoch = res.locals.epochs?.data;
+    if (req.method !== 'POST' || dataEpoch === undefined) return next();
+    const viewer = viewerOf(res);
+    const key = keyOf(req, viewer);
+    const hit = cache.get(key);
+    if (hit?.dataEpoch === dataEpoch) return replay(hit);
+    if (hit) cache.delete(key);
+
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => {
+      const info = requestInfo(res);
+      if (res.statusCode === 200 && info.cacheable && typeof body === 'string') {
+        // The ETag Express would compute, set now so a replay need not hash the body again.
+        const etag = (req.app.get('etag fn') as (body: string, encoding: string) => string)(body, 'utf8');
+        res.set('ETag', etag);
+        const contentType = String(res.get('Content-Type'));
+        const entry = { body: Buffer.from(body), contentType, etag, dataEpoch, cost: info.cost ?? 1 };
+        cache.set(key, info.operationName === undefined ? entry : { ...entry, operationName: info.operationName });
+      }
+      return send(body);
+    };
+    next();
+
+    async function replay(entry: Entry): Promise<void> {
+      const info = requestInfo(res);
+      info.cost = entry.cost;
+      if (entry.operationName !== undefined) info.operationName = entry.operationName;
+      try {
+        res.set(rateLimitHeaders(await limiter.consume(viewer, entry.cost)));
+      } catch (err) {
+        if (!(err instanceof RateLimited)) return next(err);
+        res.set({ ...rateLimitHeaders(err.state), 'Retry-After': String(err.retryAfterSeconds) });
+        return sendJsonError(res, 429, 'RATE_LIMITED', err.message);
+      }
+      res.set({ 'Content-Type': entry.contentType, ETag: entry.etag });
+      res.status(200).send(entry.body);
+    }
+  };
+}

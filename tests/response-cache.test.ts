@@ -1,0 +1,144 @@
+import { cli } from './helpers/cli.js';
+import { useSeededServer } from './helpers/fixtures.js';
+import { gql, SEED_QUERY } from './helpers/graphql.js';
+import { ndjson } from './helpers/ndjson.js';
+import { sqlDuring } from './helpers/sql.js';
+
+// Answers are replayed while the data epoch stands still: these check that a replay is the answer Apollo
+// would give, that it costs what it did, and that no write, viewer or grant ever gets another's answer.
+const t = useSeededServer({ RATE_LIMIT_POINTS: '100000' });
+
+const VARS = { slug: 'public-meetup' };
+const names = (res: Awaited<ReturnType<typeof gql>>) =>
+  (
+    res.body.data as {
+      event: { registrations: { nodes: { registrant: { name: string; email: string | null } }[] } };
+    }
+  ).event.registrations.nodes.map((n) => n.registrant);
+
+/** The statements the server runs while answering, without the epoch and budget bookkeeping. */
+async function dataStatements(fn: () => Promise<unknown>): Promise<string[]> {
+  const { sql } = await sqlDuring(t.server.db, fn);
+  return sql.filter((s) => !/auth_epoch|rate_limits|^begin|^commit|^BEGIN|^COMMIT|^SAVEPOINT|^RELEASE/i.test(s));
+}
+
+test('a repeated query is replayed byte for byte, with its headers, without reading the data again', async () => {
+  const token = t.fx.tokens.organizerUser;
+  const first = await gql(t.server, token, SEED_QUERY, VARS);
+  let second!: Awaited<ReturnType<typeof gql>>;
+  const statements = await dataStatements(async () => {
+    second = await gql(t.server, token, SEED_QUERY, VARS);
+  });
+  expect(statements).toEqual([]);
+  expect(second.status).toBe(200);
+  expect(second.text).toBe(first.text);
+  for (const name of ['content-type', 'etag', 'cache-control', 'access-control-allow-origin']) {
+    expect(second.headers.get(name)).toBe(first.headers.get(name));
+  }
+  // It still spends its cost.
+  expect(Number(second.headers.get('x-ratelimit-used'))).toBe(Number(first.headers.get('x-ratelimit-used')) + 1);
+  // And answers a conditional request with 304.
+  const conditional = await fetch(`${t.server.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+      'If-None-Match': first.headers.get('etag')!,
+    },
+    body: JSON.stringify({ query: SEED_QUERY, variables: VARS }),
+  });
+  expect(conditional.status).toBe(304);
+});
+
+test('another viewer, or the same user with fewer grants, never gets the answer cached for the first', async () => {
+  await gql(t.server, t.fx.tokens.organizerUser, SEED_QUERY, VARS);
+  // The other user organizes nothing: no registrations, whatever was cached for the organizer.
+  const other = await gql(t.server, t.fx.tokens.otherUser, SEED_QUERY, VARS);
+  expect(JSON.stringify(other.body)).not.toContain('ann@example.com');
+  const organizerApp = await gql(t.server, t.fx.tokens.organizerApp, SEED_QUERY, VARS);
+  expect(organizerApp.status).toBe(200);
+  const otherApp = await gql(t.server, t.fx.tokens.otherApp, SEED_QUERY, VARS);
+  expect(JSON.stringify(otherApp.body)).not.toContain('ann@example.com');
+});
+
+test('a write by the CLI shows in the next answer', async () => {
+  const token = t.fx.tokens.organizerUser;
+  const url = t.server.config.databaseUrl;
+  const before = await gql(t.server, token, SEED_QUERY, VARS);
+  expect(names(before).map((r) => r.name)).toContain('Ann Active');
+
+  expect((await cli(url, ['user', 'update', '--user', 'ann@example.com', '--name', 'Ann Renamed'])).code).toBe(0);
+  expect(names(await gql(t.server, token, SEED_QUERY, VARS)).map((r) => r.name)).toContain('Ann Renamed');
+
+  expect((await cli(url, ['user', 'create', '--email', 'late@example.com', '--name', 'Lena Late'])).code).toBe(0);
+  expect(
+    (await cli(url, ['registration', 'create', '--event', 'public-meetup', '--user', 'late@example.com'])).code,
+  ).toBe(0);
+  expect(names(await gql(t.server, token, SEED_QUERY, VARS)).map((r) => r.name)).toContain('Lena Late');
+
+  const file = ndjson(
+    { type: 'user', email: 'imp@example.com', name: 'Ida Imported' },
+    { type: 'registration', event: 'public-meetup', user: 'imp@example.com' },
+  );
+  const imported = await cli(url, ['import', '-'], file);
+  expect(imported.stderr).toBe('');
+  expect(imported.code).toBe(0);
+  expect(names(await gql(t.server, token, SEED_QUERY, VARS)).map((r) => r.name)).toContain('Ida Imported');
+
+  expect((await cli(url, ['event', 'update', '--event', 'public-meetup', '--private'])).code).toBe(0);
+  const hidden = await gql(t.server, t.fx.tokens.otherUser, '{ event(slug: "public-meetup") { name } }');
+  expect(hidden.body.data).toEqual({ event: null });
+  expect((await cli(url, ['event', 'update', '--event', 'public-meetup', '--public'])).code).toBe(0);
+  const shown = await gql(t.server, t.fx.tokens.otherUser, '{ event(slug: "public-meetup") { name } }');
+  expect(shown.body.data).toEqual({ event: { name: 'Public Meetup' } });
+});
+
+test('a token that dies after its answer was cached gets a 401, not the answer', async () => {
+  const made = await t.server.stores.apps.create({
+    ownerId: t.fx.organizer.id,
+    name: 'Short-lived',
+    redirectUris: ['https://s.example/cb'],
+  });
+  const query = '{ event(slug: "public-meetup") { name } }';
+  expect((await gql(t.server, made.appToken, query)).status).toBe(200);
+  await t.server.stores.apps.rotateAppToken(made.app.id);
+  expect((await gql(t.server, made.appToken, query)).status).toBe(401);
+});
+
+test('answers with errors, and the moving rateLimit field, are never replayed', async () => {
+  const token = t.fx.tokens.organizerApp;
+  const used = async () => {
+    const res = await gql(t.server, token, '{ rateLimit { used } viewer { tokenKind } }');
+    return (res.body.data as { rateLimit: { used: number } }).rateLimit.used;
+  };
+  const first = await used();
+  expect(await used()).toBe(first + 1);
+
+  // Registrations are for organizers: the other user's answer carries an error, and is computed each time.
+  const forbidden = await gql(t.server, t.fx.tokens.otherUser, SEED_QUERY, VARS);
+  expect(forbidden.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  let again!: Awaited<ReturnType<typeof gql>>;
+  const statements = await dataStatements(async () => {
+    again = await gql(t.server, t.fx.tokens.otherUser, SEED_QUERY, VARS);
+  });
+  expect(again.text).toBe(forbidden.text);
+  expect(statements.some((s) => /events/.test(s))).toBe(true);
+});
+
+test('the same document with other variables, operation or Accept header is a different answer', async () => {
+  const token = t.fx.tokens.organizerUser;
+  const page = 'query($slug: String!, $n: Int) { event(slug: $slug) { registrations(first: $n) { nodes { id } } } }';
+  const two = await gql(t.server, token, page, { slug: 'public-meetup', n: 2 });
+  const three = await gql(t.server, token, page, { slug: 'public-meetup', n: 3 });
+  expect((two.body.data as { event: { registrations: { nodes: unknown[] } } }).event.registrations.nodes).toHaveLength(
+    2,
+  );
+  expect(
+    (three.body.data as { event: { registrations: { nodes: unknown[] } } }).event.registrations.nodes,
+  ).toHaveLength(3);
+  const modern = await gql(t.server, token, page, { slug: 'public-meetup', n: 2 }, 'application/graphql-response+json');
+  expect(modern.headers.get('content-type')).toContain('application/graphql-response+json');
+  const legacy = await gql(t.server, token, page, { slug: 'public-meetup', n: 2 });
+  expect(legacy.headers.get('content-type')).toContain('application/json');
+});
