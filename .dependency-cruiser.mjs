@@ -61,6 +61,13 @@ export default {
       to: { path: '^src/' },
     },
     {
+      name: 'examples-stand-alone',
+      comment: "examples/ is what a client developer copies: it imports packages and itself, never Roster's own code",
+      severity: 'error',
+      from: { path: '^examples/' },
+      to: { path: '^(src|tests)/' },
+    },
+    {
       name: 'src-not-to-dev-dependencies',
       comment: 'The production install has no devDependencies: src/ may import them for types only',
       severity: 'error',
@@ -89,6 +96,8 @@ export default {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['types', 'import', 'require', 'node', 'default'],
+      // A types-only package (@graphql-typed-document-node/core) names its file in `typings`, not `main`.
+      mainFields: ['main', 'types', 'typings'],
     },
   },
 };

@@ -5,11 +5,14 @@ import { promisify } from 'node:util';
 // The suite no longer runs codegen before it starts: this says when the committed types have gone stale.
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-test('src/generated is what `npm run codegen` makes of schema.graphql', async () => {
+test.each([
+  ['src/generated', 'codegen.yml'],
+  ['examples/client/generated', 'examples/codegen.ts'],
+])('%s is what graphql-codegen makes of schema.graphql (--config %s)', async (_dir, config) => {
   // --check writes nothing; it exits 1 naming the stale files.
   const answer = await promisify(execFile)(
     process.execPath,
-    [`${ROOT}node_modules/.bin/graphql-codegen`, '--config', 'codegen.yml', '--check'],
+    [`${ROOT}node_modules/.bin/graphql-codegen`, '--config', config, '--check'],
     { cwd: ROOT },
   ).then(
     () => 'up to date',

@@ -1,0 +1,38 @@
+/* eslint-disable */
+import * as types from './graphql.js';
+
+
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query EventRegistrants($slug: String!) {\n    event(slug: $slug) {\n      registrations(first: 50) {\n        nodes {\n          registrant {\n            activationState\n            email\n            name\n          }\n        }\n      }\n    }\n  }\n": typeof types.EventRegistrantsDocument,
+    "\n  query EventsPage($first: Int, $after: String) {\n    events(first: $first, after: $after) {\n      nodes {\n        slug\n        name\n        visibility\n        startsAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.EventsPageDocument,
+};
+const documents: Documents = {
+    "\n  query EventRegistrants($slug: String!) {\n    event(slug: $slug) {\n      registrations(first: 50) {\n        nodes {\n          registrant {\n            activationState\n            email\n            name\n          }\n        }\n      }\n    }\n  }\n": types.EventRegistrantsDocument,
+    "\n  query EventsPage($first: Int, $after: String) {\n    events(first: $first, after: $after) {\n      nodes {\n        slug\n        name\n        visibility\n        startsAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.EventsPageDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query EventRegistrants($slug: String!) {\n    event(slug: $slug) {\n      registrations(first: 50) {\n        nodes {\n          registrant {\n            activationState\n            email\n            name\n          }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.js').EventRegistrantsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query EventsPage($first: Int, $after: String) {\n    events(first: $first, after: $after) {\n      nodes {\n        slug\n        name\n        visibility\n        startsAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql.js').EventsPageDocument;
+
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
