@@ -177,6 +177,36 @@ test('the rate limit is shared: points spent at one instance are gone at the oth
   expect((await ask(b().url)).status).toBe(429);
 });
 
+test('an answer replayed at both instances is recomputed at both after a write by the CLI', async () => {
+  const owner = await stores.users.create({ email: 'cached@example.com', name: 'Cached Owner' });
+  const registrant = await stores.users.create({ email: 'guest@example.com', name: 'Guest Before' });
+  const event = await stores.events.create({ slug: 'cached-event', name: 'Cached', organizerIds: [owner.id] });
+  await stores.registrations.create(event.id, registrant.id);
+  const { appToken } = await stores.apps.create({
+    ownerId: owner.id,
+    name: 'Cache',
+    redirectUris: ['https://c.example/cb'],
+  });
+  const names = async (url: string) => {
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        query: '{ event(slug: "cached-event") { registrations(first: 5) { nodes { registrant { name } } } } }',
+      }),
+    });
+    const body = (await res.json()) as {
+      data: { event: { registrations: { nodes: { registrant: { name: string } }[] } } };
+    };
+    return body.data.event.registrations.nodes.map((n) => n.registrant.name);
+  };
+  for (const instance of [a(), b(), a(), b()]) expect(await names(instance.url)).toEqual(['Guest Before']);
+  const updated = await cli(database.url, ['user', 'update', '--user', 'guest@example.com', '--name', 'Guest After']);
+  expect(updated.code).toBe(0);
+  expect(await names(b().url)).toEqual(['Guest After']);
+  expect(await names(a().url)).toEqual(['Guest After']);
+});
+
 /** A load balancer in miniature: forwards every request, unchanged, to whichever instance `pick` names. */
 async function startBalancer(pick: () => string) {
   const served: string[] = [];
