@@ -110,6 +110,8 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     });
   }
+  // The API first: its requests are the many, and Express tries every route mounted before it on each one.
+  app.use('/graphql', graphql.router);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -135,7 +137,6 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   app.use(interactionRouter({ identity, services, signIn, csrf }));
   app.use(passwordResetRouter({ resets, csrf }));
   app.use(accountRouter({ services, signIn, csrf, secure }));
-  app.use('/graphql', graphql.router);
   app.use(userinfoRouter({ services, resolver, pairwiseSalt, limiter }));
   app.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
