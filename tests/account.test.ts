@@ -259,7 +259,11 @@ describe('account settings in a real browser', () => {
     const csrf = await page.locator('input[name=_csrf]').first().inputValue();
     // Confirmed or not, by GET or POST: the same 404 as for an app that does not exist.
     for (const action of ['delete', 'token', 'secret', 'edit']) {
-      for (const form of [{ _csrf: csrf }, { _csrf: csrf, confirm: 'yes', redirect_uris: 'https://evil.example/cb' }]) {
+      const forms: Record<string, string>[] = [
+        { _csrf: csrf },
+        { _csrf: csrf, confirm: 'yes', redirect_uris: 'https://evil.example/cb' },
+      ];
+      for (const form of forms) {
         const res = await context.request.post(`${server.url}/account/apps/${theirs.app.id}/${action}`, {
           form,
           maxRedirects: 0,

@@ -118,7 +118,7 @@ describe('bad values: one line naming the variable and what is expected', () => 
     [{ MAIL_FROM: 'nobody' }, /^MAIL_FROM must be an address or Name <address>, got "nobody"$/],
     [{ MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' }, /^MAIL_FROM must/],
     [{ EXPLORER_TELEMETRY: 'yes' }, /^EXPLORER_TELEMETRY must be true or false, got "yes"$/],
-    [{ SERVICE_NAME: '   ' }, /^SERVICE_NAME must be 1 to 60 printable characters, got "   "$/],
+    [{ SERVICE_NAME: '   ' }, /^SERVICE_NAME must be 1 to 60 printable characters, got " {3}"$/],
     [{ SERVICE_NAME: 'x'.repeat(61) }, /^SERVICE_NAME must be 1 to 60 printable characters/],
     [{ SERVICE_NAME: 'Event\nDesk' }, /^SERVICE_NAME must .*, got "Event\\nDesk"$/],
     [{ SERVICE_NAME: 'Event\u0007Desk' }, /^SERVICE_NAME must/],

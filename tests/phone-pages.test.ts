@@ -61,13 +61,12 @@ afterAll(async () => {
 
 /** The page as loaded now fits the viewport's width. */
 async function fits(name: string): Promise<void> {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  const width = await page.evaluate<number>('document.documentElement.scrollWidth');
   if (width > WIDTH) {
     // Name the culprits: the elements reaching past the viewport.
-    const wide = await page.evaluate((max) => {
-      const past = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > max);
-      return past.map((e) => `${e.tagName.toLowerCase()}.${e.className}`).join(', ');
-    }, WIDTH);
+    const wide = await page.evaluate<string>(`[...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > ${WIDTH})
+      .map((e) => e.tagName.toLowerCase() + '.' + e.className).join(', ')`);
     throw new Error(`${name} is ${width}px wide at ${WIDTH}px: ${wide}`);
   }
   expect(await page.title()).toContain(SERVICE_NAME);

@@ -46,7 +46,7 @@ afterAll(async () => {
 async function named(): Promise<string> {
   expect(await page.title()).toMatch(new RegExp(` · ${NAME.replace(/[()]/g, '\\$&')}$`));
   expect(await page.locator('header .name').textContent()).toBe(NAME);
-  expect(await page.evaluate(() => document.scripts.length)).toBe(0);
+  expect(await page.locator('script').count()).toBe(0);
   const markup = await page.content();
   expect(markup).toContain(`<span class="name">${escapeHtml(NAME).replace(/&quot;/g, '"')}</span>`);
   return (await page.textContent('main'))!.replace(/\s+/g, ' ');
