@@ -70,6 +70,9 @@ export function accountRouter(deps: Deps): Router {
   const loginForm = (req: Request, res: Response, status = 200, error?: string, email?: string) =>
     sendPage(res, status, accountLoginPage({ csrf: csrf.issue(req, res, '', '/account'), error, email }));
 
+  /** A form token bound to this account session. */
+  const sessionCsrf = (req: Request, res: Response, who: Signed) => csrf.issue(req, res, who.session, '/account');
+
   const dashboard = async (
     req: Request,
     res: Response,
@@ -87,20 +90,23 @@ export function accountRouter(deps: Deps): Router {
         user: who.user,
         apps,
         authorizations,
-        csrf: csrf.issue(req, res, who.session, '/account'),
+        csrf: sessionCsrf(req, res, who),
         ...extra,
       }),
     );
   };
 
+  /** Signed in, or the sign-in form has been sent (for a GET: nothing was submitted, so no CSRF to check). */
+  const viewer = async (req: Request, res: Response): Promise<Signed | undefined> => {
+    const who = await signedIn(req, res);
+    if (!who) loginForm(req, res, 401, 'Your session has ended. Sign in again.');
+    return who;
+  };
+
   /** Signed in and a valid CSRF field, or the answer has been sent already. */
   const guard = async (req: Request, res: Response): Promise<Signed | undefined> => {
-    const who = await signedIn(req, res);
-    if (!who) {
-      loginForm(req, res, 401, 'Your session has ended. Sign in again.');
-      return undefined;
-    }
-    if (!csrf.verify(req, who.session)) {
+    const who = await viewer(req, res);
+    if (who && !csrf.verify(req, who.session)) {
       await dashboard(req, res, who, { status: 403, error: 'This form has expired. Try again.' });
       return undefined;
     }
@@ -174,15 +180,6 @@ export function accountRouter(deps: Deps): Router {
       await dashboard(req, res, who, { status: 400, error: sentence(err), form });
     }
   });
-
-  /** Signed in, or the sign-in form has been sent (for a GET: nothing was submitted, so no CSRF to check). */
-  const viewer = async (req: Request, res: Response): Promise<Signed | undefined> => {
-    const who = await signedIn(req, res);
-    if (!who) loginForm(req, res, 401, 'Your session has ended. Sign in again.');
-    return who;
-  };
-
-  const sessionCsrf = (req: Request, res: Response, who: Signed) => csrf.issue(req, res, who.session, '/account');
 
   const confirmApp = (req: Request, res: Response, who: Signed, app: ClientAppRow, action: AppAction) =>
     sendPage(res, 200, confirmAppActionPage({ app, action, csrf: sessionCsrf(req, res, who) }));
