@@ -1,4 +1,5 @@
-// Renders the consent page of the demo data in headless Chromium and saves docs/consent.png (for the README).
+// Renders the consent page of the demo data in headless Chromium and saves docs/consent.png, then the account
+// page as a phone shows it (375 px wide) as docs/account-phone.png (for the README).
 // Usage: npm run build && node scripts/screenshot-consent.mjs
 import { createServer } from 'node:http';
 import { rmSync } from 'node:fs';
@@ -18,6 +19,14 @@ const db = createDb(config.databaseUrl);
 await migrate(db);
 const roster = await createApp({ config, db });
 await seedDemo(roster.services);
+// A second app, public, with two redirect URIs: the account page shows the list as a phone stacks it.
+const organizer = await roster.services.users.findByKey(DEMO.organizerEmail);
+await roster.services.apps.create({
+  ownerId: organizer.id,
+  name: 'Check-in Kiosk',
+  redirectUris: ['https://kiosk.example.com/oauth/callback', 'http://localhost:8080/callback'],
+  confidential: false,
+});
 server.on('request', roster.app);
 
 const browser = await chromium.launch({
@@ -46,6 +55,15 @@ await page.getByRole('button', { name: 'Sign in' }).click();
 await page.getByRole('button', { name: 'Allow' }).waitFor();
 await page.screenshot({ path: 'docs/consent.png', fullPage: true });
 console.log('docs/consent.png written');
+
+const phone = await browser.newPage({ viewport: { width: 375, height: 800 }, deviceScaleFactor: 1 });
+await phone.goto(`${url}/account`);
+await phone.getByLabel('Email').fill(DEMO.organizerEmail);
+await phone.getByLabel('Password').fill(DEMO.password);
+await phone.getByRole('button', { name: 'Sign in' }).click();
+await phone.getByRole('heading', { name: 'Your apps' }).waitFor();
+await phone.screenshot({ path: 'docs/account-phone.png', fullPage: true });
+console.log('docs/account-phone.png written');
 await browser.close();
 await roster.close();
 server.close();

@@ -88,6 +88,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       : {
           mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
           throttle: createResetThrottle(db, () => metrics.rejections.inc({ reason: 'reset_throttle' })),
+          serviceName: config.serviceName,
           onError: (err) => logger.error({ err }, 'password reset mail not sent'),
         },
   );
@@ -95,6 +96,8 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  // Read by every page we render (serviceNameOf), the provider's hooks included.
+  app.locals.serviceName = config.serviceName;
   app.use(requestId);
 
   app.use(requestLog(logger, metrics));

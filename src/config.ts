@@ -33,6 +33,8 @@ export interface Config {
   mailFrom: string;
   /** EXPLORER_TELEMETRY: whether Apollo Sandbox at /graphql may send Apollo its usage telemetry. */
   explorerTelemetry: boolean;
+  /** SERVICE_NAME: what the pages and mail call the service (title, header, consent, reset mail). */
+  serviceName: string;
 }
 
 export type TrustProxy = false | number | string[];
@@ -177,6 +179,18 @@ function mailFrom(raw: string | undefined, base: string): string {
   return raw.trim();
 }
 
+export const DEFAULT_SERVICE_NAME = 'Roster';
+
+/** SERVICE_NAME: 1 to 60 printable characters once trimmed (no control characters: it goes in mail subjects). */
+function serviceName(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return DEFAULT_SERVICE_NAME;
+  const name = raw.trim();
+  if ([...name].length < 1 || [...name].length > 60 || /\p{C}/u.test(name)) {
+    throw new ConfigError(`SERVICE_NAME must be 1 to 60 printable characters, got ${shown(raw)}`);
+  }
+  return name;
+}
+
 function flag(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (raw === 'true' || raw === 'false') return raw === 'true';
@@ -222,5 +236,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: mailFrom(env.MAIL_FROM, base),
     explorerTelemetry: flag('EXPLORER_TELEMETRY', env.EXPLORER_TELEMETRY, false),
+    serviceName: serviceName(env.SERVICE_NAME),
   };
 }

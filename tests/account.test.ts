@@ -147,14 +147,17 @@ describe('account settings in a real browser', () => {
     await signInToAccount();
     const made = await registerApp('Rotating App', [callback.redirectUri]);
     await page.goto(`${server.url}/account`);
-    await page.getByRole('button', { name: 'New app token' }).click();
+    await page.getByRole('link', { name: 'New app token' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('The current app token stops working');
+    await page.getByRole('button', { name: 'Replace app token' }).click();
     const newToken = (await page.locator('#app-token').textContent())!;
     expect(newToken).not.toBe(made.appToken);
     expect((await gql(server, made.appToken, VIEWER)).status).toBe(401);
     expect((await gql(server, newToken, VIEWER)).status).toBe(200);
 
     await page.goto(`${server.url}/account`);
-    await page.getByRole('button', { name: 'New client secret' }).click();
+    await page.getByRole('link', { name: 'New client secret' }).click();
+    await page.getByRole('button', { name: 'Replace client secret' }).click();
     const newSecret = (await page.locator('#client-secret').textContent())!;
     // Client authentication at the token endpoint: the old secret is an invalid client, the new one gets as far as the code.
     const tokenWith = (secret: string) =>
@@ -202,7 +205,9 @@ describe('account settings in a real browser', () => {
     const row = page.getByRole('row', { name: /Seating Planner/ });
     await expect(row.textContent()).resolves.toMatch(/email\s+openid/);
     expect(await row.textContent()).not.toContain('profile');
-    await row.getByRole('button', { name: 'Revoke Seating Planner' }).click();
+    await row.getByRole('link', { name: 'Revoke Seating Planner' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^Seating Planner loses access/);
+    await page.getByRole('button', { name: 'Revoke Seating Planner' }).click();
     await page.waitForURL(`${server.url}/account?done=revoked`);
     await expect(page.getByRole('status').textContent()).resolves.toContain('Access was revoked');
     expect(await page.textContent('main')).toContain('You have not authorized any apps.');
@@ -226,6 +231,14 @@ describe('account settings in a real browser', () => {
     const tokens = await exchangeCode(config, page.url(), request);
 
     await page.goto(`${server.url}/account`);
+    await page.getByRole('link', { name: 'Delete Short-lived App' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Delete Short-lived App?');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('This cannot be undone');
+    // Cancel keeps the app; the confirmed form deletes it.
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.waitForURL(`${server.url}/account`);
+    expect(await server.stores.apps.findByClientId(made.clientId)).toBeDefined();
+    await page.getByRole('link', { name: 'Delete Short-lived App' }).click();
     await page.getByRole('button', { name: 'Delete Short-lived App' }).click();
     await page.waitForURL(`${server.url}/account?done=deleted`);
     expect(await page.textContent('main')).toContain('You have not registered any apps.');
@@ -244,19 +257,32 @@ describe('account settings in a real browser', () => {
     });
     await signInToAccount();
     const csrf = await page.locator('input[name=_csrf]').first().inputValue();
-    for (const action of ['delete', 'token', 'secret']) {
-      const res = await context.request.post(`${server.url}/account/apps/${theirs.app.id}/${action}`, {
-        form: { _csrf: csrf },
-        maxRedirects: 0,
-      });
-      expect(res.status()).toBe(404);
-      const missing = await context.request.post(`${server.url}/account/apps/999999/${action}`, {
-        form: { _csrf: csrf },
-        maxRedirects: 0,
-      });
-      expect(missing.status()).toBe(404);
-      expect(await missing.text()).toBe(await res.text());
+    // Confirmed or not, by GET or POST: the same 404 as for an app that does not exist.
+    for (const action of ['delete', 'token', 'secret', 'edit']) {
+      const forms: Record<string, string>[] = [
+        { _csrf: csrf },
+        { _csrf: csrf, confirm: 'yes', redirect_uris: 'https://evil.example/cb' },
+      ];
+      for (const form of forms) {
+        const res = await context.request.post(`${server.url}/account/apps/${theirs.app.id}/${action}`, {
+          form,
+          maxRedirects: 0,
+        });
+        expect(res.status()).toBe(404);
+        const missing = await context.request.post(`${server.url}/account/apps/999999/${action}`, {
+          form,
+          maxRedirects: 0,
+        });
+        expect(missing.status()).toBe(404);
+        expect(await missing.text()).toBe(await res.text());
+      }
+      const asked = await context.request.get(`${server.url}/account/apps/${theirs.app.id}/${action}`);
+      expect(asked.status()).toBe(404);
+      expect(await asked.text()).not.toContain('Their App');
     }
+    expect(await server.stores.apps.findByClientId(theirs.app.clientId)).toMatchObject({
+      redirectUris: [callback.redirectUri],
+    });
     expect((await gql(server, theirs.appToken, VIEWER)).status).toBe(200);
   });
 

@@ -29,6 +29,7 @@ describe('good values', () => {
         smtpUrl: undefined,
         mailFrom: 'Roster <roster@localhost>',
         explorerTelemetry: false,
+        serviceName: 'Roster',
       },
     ],
     [{ PORT: '0' }, { port: 0 }],
@@ -58,6 +59,9 @@ describe('good values', () => {
     [{ TRUST_PROXY: '1' }, { trustProxy: 1 }],
     [{ EXPLORER_TELEMETRY: 'true' }, { explorerTelemetry: true }],
     [{ EXPLORER_TELEMETRY: 'false' }, { explorerTelemetry: false }],
+    [{ SERVICE_NAME: '  Event Desk  ' }, { serviceName: 'Event Desk' }],
+    [{ SERVICE_NAME: 'Ü'.repeat(60) }, { serviceName: 'Ü'.repeat(60) }],
+    [{ SERVICE_NAME: '<script>alert(1)</script>' }, { serviceName: '<script>alert(1)</script>' }],
     [
       { NODE_ENV: 'production', BASE_URL: 'https://roster.example.com' },
       { production: true, host: '0.0.0.0', baseUrl: 'https://roster.example.com' },
@@ -114,6 +118,10 @@ describe('bad values: one line naming the variable and what is expected', () => 
     [{ MAIL_FROM: 'nobody' }, /^MAIL_FROM must be an address or Name <address>, got "nobody"$/],
     [{ MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' }, /^MAIL_FROM must/],
     [{ EXPLORER_TELEMETRY: 'yes' }, /^EXPLORER_TELEMETRY must be true or false, got "yes"$/],
+    [{ SERVICE_NAME: '   ' }, /^SERVICE_NAME must be 1 to 60 printable characters, got " {3}"$/],
+    [{ SERVICE_NAME: 'x'.repeat(61) }, /^SERVICE_NAME must be 1 to 60 printable characters/],
+    [{ SERVICE_NAME: 'Event\nDesk' }, /^SERVICE_NAME must .*, got "Event\\nDesk"$/],
+    [{ SERVICE_NAME: 'Event\u0007Desk' }, /^SERVICE_NAME must/],
   ])('%j', (env, message) => {
     let thrown: unknown;
     try {

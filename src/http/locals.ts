@@ -35,6 +35,13 @@ export const requestInfo = (res: Response): RequestInfo => (res.locals.info ??= 
 // oidc-provider's hooks see Node's response object, which under Express is Express's, locals and all.
 const isExpressResponse = (res: ServerResponse): res is Response => 'locals' in res;
 
+/** SERVICE_NAME, which app.ts keeps in app.locals: every page's frame and some of its words show it. */
+export function serviceNameOf(res: ServerResponse): string {
+  const name: unknown = isExpressResponse(res) ? res.app.locals.serviceName : undefined;
+  if (typeof name !== 'string') throw new Error('app.locals.serviceName is not set');
+  return name;
+}
+
 /** The request id, from a hook of oidc-provider (a Koa context's `ctx.res`). */
 export const requestIdOf = (res: ServerResponse): string | undefined =>
   isExpressResponse(res) ? res.locals.requestId : undefined;

@@ -4,16 +4,29 @@ import type { Csrf } from '../http/csrf.js';
 import { Conflict, InvalidInput, type DomainError } from '../services/errors.js';
 import type { Services } from '../services/services.js';
 import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
-import type { UserRow } from '../stores/types.js';
+import type { ClientAppRow, UserRow } from '../stores/types.js';
+import type { Authorization } from '../services/grant-service.js';
 import { formBody } from '../http/form-body.js';
-import { accountLoginPage, credentialsPage, dashboardPage } from './views/account-pages.js';
+import {
+  accountLoginPage,
+  confirmAppActionPage,
+  confirmRevokePage,
+  credentialsPage,
+  dashboardPage,
+  editAppPage,
+  type AppAction,
+} from './views/account-pages.js';
 import { sendErrorPage } from '../http/pages/error-page.js';
 import { sendPage } from '../http/pages/layout.js';
 
 const NOTICES: Record<string, string> = {
   deleted: 'The app was deleted; its tokens no longer work.',
   revoked: 'Access was revoked; that app’s tokens no longer work.',
+  edited: 'The redirect URIs were saved; sign-in requests must now name one of them.',
 };
+
+/** A destructive form posted without its confirmation field gets the confirmation page instead. */
+const confirmed = (req: Request) => (req.body as Record<string, unknown>).confirm === 'yes';
 
 interface Deps {
   services: Services;
@@ -57,6 +70,9 @@ export function accountRouter(deps: Deps): Router {
   const loginForm = (req: Request, res: Response, status = 200, error?: string, email?: string) =>
     sendPage(res, status, accountLoginPage({ csrf: csrf.issue(req, res, '', '/account'), error, email }));
 
+  /** A form token bound to this account session. */
+  const sessionCsrf = (req: Request, res: Response, who: Signed) => csrf.issue(req, res, who.session, '/account');
+
   const dashboard = async (
     req: Request,
     res: Response,
@@ -74,20 +90,23 @@ export function accountRouter(deps: Deps): Router {
         user: who.user,
         apps,
         authorizations,
-        csrf: csrf.issue(req, res, who.session, '/account'),
+        csrf: sessionCsrf(req, res, who),
         ...extra,
       }),
     );
   };
 
+  /** Signed in, or the sign-in form has been sent (for a GET: nothing was submitted, so no CSRF to check). */
+  const viewer = async (req: Request, res: Response): Promise<Signed | undefined> => {
+    const who = await signedIn(req, res);
+    if (!who) loginForm(req, res, 401, 'Your session has ended. Sign in again.');
+    return who;
+  };
+
   /** Signed in and a valid CSRF field, or the answer has been sent already. */
   const guard = async (req: Request, res: Response): Promise<Signed | undefined> => {
-    const who = await signedIn(req, res);
-    if (!who) {
-      loginForm(req, res, 401, 'Your session has ended. Sign in again.');
-      return undefined;
-    }
-    if (!csrf.verify(req, who.session)) {
+    const who = await viewer(req, res);
+    if (who && !csrf.verify(req, who.session)) {
       await dashboard(req, res, who, { status: 403, error: 'This form has expired. Try again.' });
       return undefined;
     }
@@ -162,10 +181,29 @@ export function accountRouter(deps: Deps): Router {
     }
   });
 
-  router.post('/account/apps/:id/secret', async (req: Request, res: Response) => {
-    const who = await guard(req, res);
-    const app = who && (await ownApp(req, res, who));
-    if (!app) return;
+  const confirmApp = (req: Request, res: Response, who: Signed, app: ClientAppRow, action: AppAction) =>
+    sendPage(res, 200, confirmAppActionPage({ app, action, csrf: sessionCsrf(req, res, who) }));
+
+  /** Each destructive action on an app: GET asks, a POST without `confirm=yes` asks again, a confirmed POST does it. */
+  const appAction = (
+    action: AppAction,
+    perform: (req: Request, res: Response, who: Signed, app: ClientAppRow) => Promise<void>,
+  ) => {
+    router.get(`/account/apps/:id/${action}`, async (req: Request, res: Response) => {
+      const who = await viewer(req, res);
+      const app = who && (await ownApp(req, res, who));
+      if (app) confirmApp(req, res, who, app, action);
+    });
+    router.post(`/account/apps/:id/${action}`, async (req: Request, res: Response) => {
+      const who = await guard(req, res);
+      const app = who && (await ownApp(req, res, who));
+      if (!app) return;
+      if (!confirmed(req)) return confirmApp(req, res, who, app, action);
+      await perform(req, res, who, app);
+    });
+  };
+
+  appAction('secret', async (req, res, who, app) => {
     try {
       const clientSecret = await services.apps.rotateClientSecret(app);
       sendPage(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
@@ -175,26 +213,70 @@ export function accountRouter(deps: Deps): Router {
     }
   });
 
-  router.post('/account/apps/:id/token', async (req: Request, res: Response) => {
-    const who = await guard(req, res);
-    const app = who && (await ownApp(req, res, who));
-    if (!app) return;
+  appAction('token', async (_req, res, _who, app) => {
     const appToken = await services.apps.rotateAppToken(app);
     sendPage(res, 200, credentialsPage({ app, title: `New app token for ${app.name}`, appToken }));
   });
 
-  router.post('/account/apps/:id/delete', async (req: Request, res: Response) => {
-    const who = await guard(req, res);
-    const app = who && (await ownApp(req, res, who));
-    if (!app) return;
+  appAction('delete', async (_req, res, _who, app) => {
     await services.apps.delete(app);
     res.redirect(303, '/account?done=deleted');
   });
 
+  const editForm = (
+    req: Request,
+    res: Response,
+    who: Signed,
+    app: ClientAppRow,
+    status = 200,
+    error?: string,
+    redirectUris?: string,
+  ) => sendPage(res, status, editAppPage({ app, csrf: sessionCsrf(req, res, who), error, redirectUris }));
+
+  router.get('/account/apps/:id/edit', async (req: Request, res: Response) => {
+    const who = await viewer(req, res);
+    const app = who && (await ownApp(req, res, who));
+    if (app) editForm(req, res, who, app);
+  });
+
+  router.post('/account/apps/:id/edit', async (req: Request, res: Response) => {
+    const who = await guard(req, res);
+    const app = who && (await ownApp(req, res, who));
+    if (!app) return;
+    const typed = (req.body as Record<string, unknown>).redirect_uris;
+    const redirectUris = typeof typed === 'string' ? typed : '';
+    try {
+      await services.apps.update(app, { redirectUris: redirectUris.split(/\r?\n/) });
+      res.redirect(303, '/account?done=edited');
+    } catch (err) {
+      if (!(err instanceof InvalidInput)) throw err;
+      editForm(req, res, who, app, 400, sentence(err), redirectUris);
+    }
+  });
+
+  /** The user's authorization of the app with this client id; none is a 404 page. */
+  const ownAuthorization = async (req: Request, res: Response, who: Signed) => {
+    const clientId = String(req.params.clientId);
+    const found = (await services.grants.listForUser(who.user)).find((a) => a.clientId === clientId);
+    if (!found) sendErrorPage(res, 404, { error: 'not_found', description: 'You have not authorized such an app.' });
+    return found;
+  };
+
+  const confirmRevoke = (req: Request, res: Response, who: Signed, authorization: Authorization) =>
+    sendPage(res, 200, confirmRevokePage({ authorization, csrf: sessionCsrf(req, res, who) }));
+
+  router.get('/account/authorizations/:clientId/revoke', async (req: Request, res: Response) => {
+    const who = await viewer(req, res);
+    const authorization = who && (await ownAuthorization(req, res, who));
+    if (authorization) confirmRevoke(req, res, who, authorization);
+  });
+
   router.post('/account/authorizations/:clientId/revoke', async (req: Request, res: Response) => {
     const who = await guard(req, res);
-    if (!who) return;
-    await services.grants.revoke(who.user, String(req.params.clientId));
+    const authorization = who && (await ownAuthorization(req, res, who));
+    if (!authorization) return;
+    if (!confirmed(req)) return confirmRevoke(req, res, who, authorization);
+    await services.grants.revoke(who.user, authorization.clientId);
     res.redirect(303, '/account?done=revoked');
   });
 

@@ -27,6 +27,8 @@ export type ResetRequest =
 export interface ResetDelivery {
   mailer: Mailer;
   throttle: ResetThrottle;
+  /** What the mail calls the service (SERVICE_NAME). */
+  serviceName: string;
   /** Sending runs after the answer: its failure is reported here, never to the requester. */
   onError(err: unknown): void;
 }
@@ -71,19 +73,19 @@ export class PasswordResetService {
     const address = email.trim();
     const retryAfter = await delivery.throttle.take(ip, address);
     if (retryAfter !== undefined) return { status: 'throttled', retryAfter };
-    this.send(delivery.mailer, address).catch((err: unknown) => delivery.onError(err));
+    this.send(delivery, address).catch((err: unknown) => delivery.onError(err));
     return { status: 'accepted' };
   }
 
-  private async send(mailer: Mailer, email: string): Promise<void> {
+  private async send({ mailer, serviceName }: ResetDelivery, email: string): Promise<void> {
     const user = await this.stores.users.findByEmail(email);
     if (!user?.email || user.activationState !== 'active') return;
     const link = await this.issueLink(user);
     await mailer.send({
       to: user.email,
-      subject: 'Reset your Roster password',
+      subject: `Reset your ${serviceName} password`,
       text:
-        `Someone (hopefully you) asked to reset the password of your Roster account ${user.email}.\n\n` +
+        `Someone (hopefully you) asked to reset the password of your ${serviceName} account ${user.email}.\n\n` +
         `To choose a new password, open this link within 30 minutes. It works once:\n\n${link.url}\n\n` +
         'If you did not ask for this, ignore this mail: your password stays as it is.\n',
     });

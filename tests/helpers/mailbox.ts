@@ -3,8 +3,10 @@ import { SMTPServer } from 'smtp-server';
 
 export interface CaughtMail {
   to: string[];
-  /** The message as sent: headers and body, quoted-printable soft breaks undone. */
+  /** The message as sent: headers, and the body with its quoted-printable encoding undone. */
   text: string;
+  /** The Subject header, unfolded and its encoded words (RFC 2047) decoded. */
+  subject: string;
 }
 
 /** A real SMTP server in the test process that keeps every message it is given. */
@@ -19,6 +21,30 @@ export interface Mailbox {
 const decodeQuotedPrintable = (raw: string) =>
   raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
+/** Headers keep their own encoding (a folded encoded word ends in `?=` before the line break). */
+function decodeMessage(raw: string): string {
+  const end = raw.search(/\r?\n\r?\n/);
+  return end < 0 ? raw : raw.slice(0, end) + decodeQuotedPrintable(raw.slice(end));
+}
+
+/** A header unfolded, with its `=?UTF-8?Q|B?…?=` words decoded (whitespace between two of them dropped). */
+function headerOf(raw: string, name: string): string {
+  const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]/g, ' ');
+  const value = new RegExp(`^${name}: (.*)$`, 'im').exec(head)?.[1] ?? '';
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(
+            text
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8'),
+    );
+}
+
 export async function startMailbox(): Promise<Mailbox> {
   const mails: CaughtMail[] = [];
   const taken = new Set<CaughtMail>();
@@ -31,7 +57,8 @@ export async function startMailbox(): Promise<Mailbox> {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const to = session.envelope.rcptTo.map((r) => r.address);
-        mails.push({ to, text: decodeQuotedPrintable(Buffer.concat(chunks).toString()) });
+        const raw = Buffer.concat(chunks).toString();
+        mails.push({ to, text: decodeMessage(raw), subject: headerOf(raw, 'Subject') });
         done();
       });
     },

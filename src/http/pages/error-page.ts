@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { html } from './html.js';
-import { layout, sendPage } from './layout.js';
+import { layout, sendPage, type Page } from './layout.js';
 
 /** Plain words for the authorization errors a user is most likely to see. */
 const ERROR_WORDS: Record<string, string> = {
@@ -22,17 +22,18 @@ export interface ErrorPageInput {
 }
 
 /** The one error page: our routes send it with sendErrorPage, oidc-provider's renderError with sendProviderPage. */
-export function errorPage(input: ErrorPageInput): string {
-  const words = ERROR_WORDS[input.error] ?? 'Roster could not complete this request.';
+export function errorPage(input: ErrorPageInput): Page {
+  const words = ERROR_WORDS[input.error];
   return layout(
     'Something went wrong',
-    html`<h1>Something went wrong</h1>
-      <p>${words}</p>
-      ${input.description ? html`<p class="muted">${input.description}</p>` : ''}
-      <p class="muted">
-        Error: <code>${input.error}</code>${input.requestId ? html` · request <code>${input.requestId}</code>` : ''}
-      </p>
-      <p>Return to the app and start again.</p>`,
+    (service) =>
+      html`<h1>Something went wrong</h1>
+        <p>${words ?? `${service} could not complete this request.`}</p>
+        ${input.description ? html`<p class="muted">${input.description}</p>` : ''}
+        <p class="muted">
+          Error: <code>${input.error}</code>${input.requestId ? html` · request <code>${input.requestId}</code>` : ''}
+        </p>
+        <p>Return to the app and start again.</p>`,
   );
 }
 

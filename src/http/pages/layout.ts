@@ -1,23 +1,34 @@
 import type { Response } from 'express';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { serviceNameOf } from '../locals.js';
 import { html, type SafeHtml } from './html.js';
 import { NO_SCRIPT_POLICY } from './page-headers.js';
 
 export const STYLESHEET_PATH = '/assets/roster.css';
 
-/** The frame of every page Roster renders: no scripts, one stylesheet. */
-export function layout(title: string, body: SafeHtml): string {
-  return html`<!doctype html>
+/** A page waiting for the service's name (SERVICE_NAME), which its frame and some of its words show. */
+export type Page = (service: string) => string;
+
+/** A page's body: fixed markup, or markup that names the service. */
+export type Body = SafeHtml | ((service: string) => SafeHtml);
+
+/** The frame of every page Roster renders: no scripts, one stylesheet; `wide` for the account dashboard. */
+export function layout(title: string, body: Body, options: { wide?: boolean } = {}): Page {
+  return (service) =>
+    html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Roster</title>
+        <title>${title} · ${service}</title>
         <link rel="stylesheet" href="${STYLESHEET_PATH}" />
       </head>
       <body>
-        <header class="brand"><span class="logo" aria-hidden="true">R</span> Roster</header>
-        <main>${body}</main>
+        <header class="brand">
+          <span class="logo" aria-hidden="true">${[...service][0]!.toUpperCase()}</span>
+          <span class="name">${service}</span>
+        </header>
+        <main${options.wide ? html` class="wide"` : ''}>${typeof body === 'function' ? body(service) : body}</main>
       </body>
     </html> `.value;
 }
@@ -32,15 +43,19 @@ export const alert = (message: string | undefined): SafeHtml | string =>
 const PAGE_HEADERS = { 'Cache-Control': 'no-store', 'Content-Security-Policy': NO_SCRIPT_POLICY };
 
 /** Sends a rendered page. */
-export function sendPage(res: Response, status: number, body: string): void {
-  res.status(status).set(PAGE_HEADERS).type('html').send(body);
+export function sendPage(res: Response, status: number, page: Page): void {
+  res
+    .status(status)
+    .set(PAGE_HEADERS)
+    .type('html')
+    .send(page(serviceNameOf(res)));
 }
 
 /** Sends a rendered page from one of oidc-provider's rendering hooks (a Koa context). */
-export function sendProviderPage(ctx: KoaContextWithOIDC, body: string): void {
+export function sendProviderPage(ctx: KoaContextWithOIDC, page: Page): void {
   ctx.set(PAGE_HEADERS);
   ctx.type = 'html';
-  ctx.body = body;
+  ctx.body = page(serviceNameOf(ctx.res));
 }
 
 /** The email and password form of the login page and of the account pages, with the way to a reset. */

@@ -1,12 +1,12 @@
 import { html } from '../../http/pages/html.js';
-import { alert, csrfField, layout } from '../../http/pages/layout.js';
+import { alert, csrfField, layout, type Page } from '../../http/pages/layout.js';
 
 export const FORGOT_PATH = '/account/password/forgot';
 
 const title = 'Reset your password';
 
 /** The email form; without SMTP, the reason there is none. */
-export function forgotPage(input: { csrf?: string; error?: string; email?: string }) {
+export function forgotPage(input: { csrf?: string; error?: string; email?: string }): Page {
   if (input.csrf === undefined) {
     return layout(
       title,
@@ -39,7 +39,7 @@ export function forgotPage(input: { csrf?: string; error?: string; email?: strin
 }
 
 /** The one answer to a reset request, whether or not the address has an account. */
-export function sentPage() {
+export function sentPage(): Page {
   return layout(
     'Check your email',
     html`<h1>Check your email</h1>
@@ -50,7 +50,7 @@ export function sentPage() {
   );
 }
 
-export function resetPage(input: { token: string; csrf: string; error?: string }) {
+export function resetPage(input: { token: string; csrf: string; error?: string }): Page {
   return layout(
     'Choose a new password',
     html`<h1>Choose a new password</h1>
@@ -83,7 +83,7 @@ export function resetPage(input: { token: string; csrf: string; error?: string }
   );
 }
 
-export function invalidLinkPage() {
+export function invalidLinkPage(): Page {
   return layout(
     'Link not valid',
     html`<h1>This link does not work</h1>
@@ -92,7 +92,7 @@ export function invalidLinkPage() {
   );
 }
 
-export function passwordChangedPage() {
+export function passwordChangedPage(): Page {
   return layout(
     'Password changed',
     html`<h1>Your password is changed</h1>

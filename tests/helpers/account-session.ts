@@ -1,0 +1,59 @@
+/** A signed-in session of the account pages as a plain HTTP client holds it: its cookies and the last CSRF token. */
+export interface AccountSession {
+  /** The CSRF token of the last page that carried one. */
+  readonly csrf: string;
+  /** The Cookie header the browser would send. */
+  cookie(): string;
+  get(path: string): Promise<PageAnswer>;
+  /** A form post; `_csrf` is added unless `fields` names its own (null leaves it out). */
+  post(path: string, fields: Record<string, string | null>): Promise<PageAnswer>;
+}
+
+export interface PageAnswer {
+  status: number;
+  location: string | null;
+  text: string;
+}
+
+const csrfIn = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+
+export async function accountSession(baseUrl: string, email: string, password: string): Promise<AccountSession> {
+  const jar = new Map<string, string>();
+  let csrf = '';
+  const cookie = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  const answer = async (res: Response): Promise<PageAnswer> => {
+    for (const set of res.headers.getSetCookie()) {
+      const [pair = ''] = set.split(';');
+      const at = pair.indexOf('=');
+      jar.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    const text = await res.text();
+    csrf = csrfIn(text) ?? csrf;
+    return { status: res.status, location: res.headers.get('location'), text };
+  };
+  const session: AccountSession = {
+    get csrf() {
+      return csrf;
+    },
+    cookie,
+    async get(path) {
+      return answer(await fetch(`${baseUrl}${path}`, { headers: { Cookie: cookie() }, redirect: 'manual' }));
+    },
+    async post(path, fields) {
+      const body = new URLSearchParams();
+      for (const [name, value] of Object.entries({ _csrf: csrf, ...fields })) if (value !== null) body.set(name, value);
+      const res = await fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { Cookie: cookie(), 'Content-Type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      });
+      return answer(res);
+    },
+  };
+  await session.get('/account');
+  const login = await session.post('/account/login', { email, password });
+  if (login.status !== 303) throw new Error(`account sign-in answered ${login.status}`);
+  await session.get('/account');
+  return session;
+}
