@@ -112,3 +112,10 @@ test('the reset pages, and the reset mail', async () => {
   expect(mail.subject).toBe(`Reset your ${NAME} password`);
   expect(mail.text).toContain(`your ${NAME} account ${user.email}`);
 });
+
+test('the GraphQL explorer page', async () => {
+  const res = await fetch(`${server.url}/graphql`, { headers: { Accept: 'text/html' } });
+  const markup = await res.text();
+  expect(markup).toContain(`<title>${escapeHtml(NAME)} GraphQL explorer</title>`);
+  expect(markup).not.toContain('<script>alert(1)');
+});

@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../http/pages/html.js';
 import type { Request, Response } from 'express';
 import type { Config } from '../../config.js';
 import { ASSETS_PATH } from './assets.js';
@@ -82,7 +83,7 @@ export function explorerPage(config: Config) {
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Roster GraphQL explorer</title>
+    <title>${escapeHtml(config.serviceName)} GraphQL explorer</title>
     <link rel="stylesheet" href="${assets}/explorer.css" />
     <script type="application/json" id="explorer-config">${scriptJson(settings)}</script>
     <script src="${assets}/explorer.js" defer></script>
