@@ -11,7 +11,9 @@ export function svgChart(database, sections) {
   const max = Math.max(...sections.flatMap((s) => s.summary.map((x) => x.rps)));
   const parts = [];
   let y = 22;
-  parts.push(`<text x="10" y="${y}" font-weight="bold">${esc(database)}: requests per second (higher is better)</text>`);
+  parts.push(
+    `<text x="10" y="${y}" font-weight="bold">${esc(database)}: requests per second (higher is better)</text>`,
+  );
   for (const { title, summary } of sections) {
     y += 26;
     parts.push(`<text x="10" y="${y}" font-style="italic">${esc(title)}</text>`);

@@ -21,6 +21,21 @@ export const canonicalQuery = (first = 50) =>
 /** The request body of the canonical query for this event and page size. */
 export const queryBody = (slug, first) => JSON.stringify({ query: canonicalQuery(first), variables: { slug } });
 
+/** The measured workloads: each connection walks its sequence from its own offset, in order and round again. */
+export const WORKLOADS = {
+  repeated: {
+    title: `the canonical query repeated (first: 50 of an event with exactly ${ROTATING_REGISTRANTS} registrants)`,
+    sequence: [queryBody(CANONICAL_SLUG, 50)],
+  },
+  rotating: {
+    title: `rotating: ${ROTATING_EVENTS} events × first: 41–50 (half private), no answer twice in a row on a connection`,
+    // Consecutive entries (and the last and the first) name different events.
+    sequence: Array.from({ length: ROTATING_EVENTS * 10 }, (_, i) =>
+      queryBody(rotatingSlug(i % ROTATING_EVENTS), 41 + Math.floor(i / ROTATING_EVENTS)),
+    ),
+  },
+};
+
 /** An empty database at databaseUrl (`sqlite:<file>` or `postgres://…`), migrated by Roster's own migrations. */
 async function emptyDb(databaseUrl) {
   if (databaseUrl.startsWith('sqlite:')) {

@@ -1,37 +1,35 @@
 // `npm run bench` (SQLite) and `npm run bench:pg` (PostgreSQL): the canonical query against Roster, the
 // plain alternative and the other peers, alternating, on this machine. Servers run in their own processes;
 // the load (autocannon) runs here. Every server's answers are checked byte for byte against Roster's.
-import { fork, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { createServer as createHttpServer } from 'node:http';
-import autocannon from 'autocannon';
-import pg from 'pg';
 import { createApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
 import { createDb } from '../dist/stores/knex.js';
 import {
   CANONICAL_SLUG,
   REGISTRANTS,
-  ROTATING_EVENTS,
   ROTATING_REGISTRANTS,
   SWEEP_SLUG,
+  WORKLOADS,
   createDataset,
   queryBody,
-  rotatingSlug,
 } from './dataset.mjs';
 import { svgChart } from './chart.mjs';
+import { CONNECTIONS, DATABASE_URL, DB_NAME, PG, freePort, load, post, startServer, stop } from './harness.mjs';
+import { clusterCpuMs, cpuMs, peakRssMb, postmasterPid } from './proc.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const PG = process.env.BENCH_DB === 'pg';
-const DATABASE_URL = PG ? process.env.TEST_DATABASE_URL : 'sqlite:/tmp/roster-bench.sqlite3';
-const DB_NAME = PG ? 'PostgreSQL' : 'SQLite';
 const SWEEP = [1, 10, 50, 100, 1000];
 const here = (path) => new URL(path, import.meta.url).pathname;
-const list = (value) => value?.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value) =>
+  value
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 const ALL_SERVERS = [
   { key: 'roster', name: 'Roster', script: here('servers/roster.mjs') },
@@ -45,116 +43,7 @@ const SERVERS = ALL_SERVERS.filter((s) => ONLY.includes(s.key));
 const WORKLOAD_KEYS = list(process.env.BENCH_WORKLOADS) ?? ['repeated', 'rotating', 'sweep'];
 for (const key of ONLY) if (!ALL_SERVERS.some((s) => s.key === key)) throw new Error(`BENCH_ONLY: no server ${key}`);
 
-/** Each connection walks the sequence from its own offset, in order and round again. */
-const WORKLOADS = {
-  repeated: {
-    title: `the canonical query repeated (first: 50 of an event with exactly ${ROTATING_REGISTRANTS} registrants)`,
-    sequence: [queryBody(CANONICAL_SLUG, 50)],
-  },
-  rotating: {
-    title: `rotating: ${ROTATING_EVENTS} events × first: 41–50 (half private), no answer twice in a row on a connection`,
-    // Consecutive entries (and the last and the first) name different events.
-    sequence: Array.from({ length: ROTATING_EVENTS * 10 }, (_, i) =>
-      queryBody(rotatingSlug(i % ROTATING_EVENTS), 41 + Math.floor(i / ROTATING_EVENTS)),
-    ),
-  },
-};
 const SWEEP_BODIES = SWEEP.map((first) => queryBody(SWEEP_SLUG, first));
-
-async function freePort() {
-  const srv = createServer();
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address();
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
-
-async function startServer(script, env) {
-  const port = await freePort();
-  const child = fork(script, {
-    // Production mode for every server alike (graphql-js, Express and Apollo all read NODE_ENV).
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL,
-      ...env,
-      PORT: String(port),
-      BASE_URL: `http://127.0.0.1:${port}`,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
-}
-
-async function stop(child) {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-/** [utime + stime, ppid, cutime + cstime] of a process, CPU in ms (Linux clock ticks are 10 ms). */
-const procStat = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return [(Number(fields[11]) + Number(fields[12])) * 10, Number(fields[1]), (Number(fields[13]) + Number(fields[14])) * 10];
-};
-const cpuMs = (pid) => procStat(pid)[0];
-
-/** CPU of the PostgreSQL cluster: the postmaster, its live children and the children it has reaped. */
-function clusterCpuMs(postmaster) {
-  let total = procStat(postmaster)[0] + procStat(postmaster)[2];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const [cpu, ppid] = procStat(entry);
-      if (ppid === postmaster) total += cpu;
-    } catch {
-      // The process ended while we looked: its time is in the postmaster's reaped children now.
-    }
-  }
-  return total;
-}
-
-async function postmasterPid() {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  const { rows } = await client.query('SELECT pg_backend_pid() AS pid');
-  await client.end();
-  return procStat(rows[0].pid)[1];
-}
-
-const peakRssMb = (pid) => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
-  return line ? Number(line[1]) / 1024 : NaN;
-};
-
-const post = (url, token, body) =>
-  fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body,
-  });
-
-function load(url, token, sequence, duration) {
-  let clients = 0;
-  const stride = Math.ceil(sequence.length / CONNECTIONS);
-  return autocannon({
-    url: `${url}/graphql`,
-    method: 'POST',
-    connections: CONNECTIONS,
-    duration,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    requests: sequence.map((body) => ({ body })),
-    setupClient(client) {
-      // Connection n starts n strides into the sequence, so the connections do not walk it in step.
-      const offset = (clients++ * stride) % sequence.length;
-      if (offset) client.setRequests([...sequence.slice(offset), ...sequence.slice(0, offset)].map((body) => ({ body })));
-    },
-  });
-}
 
 /** Roster's answers to every body measured: the reference for every server, the ceiling's replies. */
 async function rosterAnswers(token, bodies) {
@@ -324,7 +213,7 @@ async function main() {
   const sweepServers = SERVERS.filter((s) => s.key === 'roster' || s.key === 'plain');
   console.log(`dataset: ${DB_NAME}; servers: ${SERVERS.map((s) => s.key).join(', ')}; workloads: ${WORKLOAD_KEYS}`);
   const { token } = await createDataset(DATABASE_URL);
-  const postmaster = PG ? await postmasterPid() : null;
+  const postmaster = PG ? await postmasterPid(DATABASE_URL) : null;
 
   const allBodies = [...new Set([...Object.values(WORKLOADS).flatMap((w) => w.sequence), ...SWEEP_BODIES])];
   const answers = await rosterAnswers(token, allBodies);
@@ -378,7 +267,9 @@ async function main() {
   ];
   for (const [workload, summary] of Object.entries(summaries)) {
     lines.push('', `**${WORKLOADS[workload].title}**`, '');
-    lines.push(...workloadTable(summary, workload === 'repeated' ? statements[queryBody(CANONICAL_SLUG, 50)] : undefined));
+    lines.push(
+      ...workloadTable(summary, workload === 'repeated' ? statements[queryBody(CANONICAL_SLUG, 50)] : undefined),
+    );
   }
   if (sweep.length) {
     const names = sweep[0].servers.map((s) => s.name);

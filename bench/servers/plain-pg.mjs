@@ -32,7 +32,9 @@ export function openData(databaseUrl) {
   return {
     async userToken(hash, now) {
       const [row] = await one('user_token', USER_TOKEN, [hash, now]);
-      return row && { viewer: { kind: 'user', actingUserId: row.userId }, expiresAt: row.expiresAt && Number(row.expiresAt) };
+      return (
+        row && { viewer: { kind: 'user', actingUserId: row.userId }, expiresAt: row.expiresAt && Number(row.expiresAt) }
+      );
     },
     async appToken(hash) {
       const [row] = await one('app_token', APP_TOKEN, [hash]);
