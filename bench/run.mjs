@@ -17,7 +17,7 @@ import {
   createDataset,
   queryBody,
 } from './dataset.mjs';
-import { svgChart } from './chart.mjs';
+import { writeReport } from './report.mjs';
 import { CONNECTIONS, DATABASE_URL, DB_NAME, PG, freePort, load, post, startServer, stop } from './harness.mjs';
 import { clusterCpuMs, cpuMs, peakRssMb, postmasterPid } from './proc.mjs';
 
@@ -188,25 +188,7 @@ async function coldStartMs() {
 }
 
 const fmt = (n, digits = 0) =>
-  n === null || n === undefined || Number.isNaN(n)
-    ? '–'
-    : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const ratio = (a, b) => (a && b ? fmt(a.rps / b.rps, 2) : '–');
-
-function workloadTable(summary, statements) {
-  const roster = summary.find((s) => s.name === 'Roster');
-  const plain = summary.find((s) => s.name.startsWith('Plain'));
-  const ceiling = summary.find((s) => s.name.startsWith('Ceiling'));
-  const dbCol = PG ? ' PG CPU ms/request |' : '';
-  return [
-    `| server | req/s | p50 ms | p99 ms | × plain | × ceiling | server CPU ms/request |${dbCol} SQL/request | peak RSS MB | non-2xx |`,
-    `| --- | ---: | ---: | ---: | ---: | ---: | ---: |${PG ? ' ---: |' : ''} ---: | ---: | ---: |`,
-    ...summary.map(
-      (s) =>
-        `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${ratio(s, plain)} | ${ratio(s, ceiling)} | ${fmt(s.cpuMsPerRequest, 2)} |${PG ? ` ${fmt(s.dbCpuMsPerRequest, 2)} |` : ''} ${s === roster && statements !== undefined ? statements : '–'} | ${fmt(s.rssMb)} | ${s.non2xx} |`,
-    ),
-  ];
-}
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
   const runWorkloads = WORKLOAD_KEYS.filter((k) => k in WORKLOADS);
@@ -262,37 +244,6 @@ async function main() {
   const coldStart = PG ? null : await coldStartMs();
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`;
-  const lines = [
-    `${DB_NAME}; machine: ${machine}; ${ROUNDS} alternating rounds × ${DURATION} s, ${CONNECTIONS} connections, medians`,
-  ];
-  for (const [workload, summary] of Object.entries(summaries)) {
-    lines.push('', `**${WORKLOADS[workload].title}**`, '');
-    lines.push(
-      ...workloadTable(summary, workload === 'repeated' ? statements[queryBody(CANONICAL_SLUG, 50)] : undefined),
-    );
-  }
-  if (sweep.length) {
-    const names = sweep[0].servers.map((s) => s.name);
-    const rosterIn = names.includes('Roster');
-    const plainIn = names.some((n) => n.startsWith('Plain'));
-    lines.push('', `**page-size sweep (an event with ${fmt(REGISTRANTS)} registrants)**`, '');
-    lines.push(
-      `| first: | ${names.map((n) => `${n.split(' (')[0]} req/s | p99 ms | CPU ms/request`).join(' | ')} |${rosterIn && plainIn ? ' Roster × plain |' : ''} SQL/request |`,
-      `| ---: | ${names.map(() => '---: | ---: | ---:').join(' | ')} |${rosterIn && plainIn ? ' ---: |' : ''} ---: |`,
-      ...sweep.map((row) => {
-        const cells = row.servers.map((s) => `${fmt(s.rps)} | ${fmt(s.p99, 1)} | ${fmt(s.cpuMsPerRequest, 2)}`);
-        const find = (prefix) => row.servers.find((s) => s.name.startsWith(prefix));
-        const x = rosterIn && plainIn ? ` ${ratio(find('Roster'), find('Plain'))} |` : '';
-        return `| ${row.first} | ${cells.join(' | ')} |${x} ${row.statements ?? '–'} |`;
-      }),
-    );
-  }
-  if (coldStart !== null) {
-    lines.push('', `cold start (node dist/server.js to a ready /readyz, empty database): ${fmt(coldStart)} ms`);
-  }
-  console.log(`\n${lines.join('\n')}`);
-
-  const name = PG ? 'latest-pg' : 'latest-sqlite';
   const report = {
     date: new Date().toISOString(),
     database: DB_NAME,
@@ -307,17 +258,10 @@ async function main() {
     statements,
     coldStartMs: coldStart,
   };
-  writeFileSync(here(`results/${name}.json`), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(here(`results/${name}.md`), lines.join('\n') + '\n');
-  writeFileSync(
-    here(`results/${name}.svg`),
-    svgChart(
-      DB_NAME,
-      Object.entries(summaries).map(([workload, summary]) => ({ title: WORKLOADS[workload].title, summary })),
-    ),
-  );
   rmSync(answersFile, { force: true });
-  console.log(`\nwritten: bench/results/${name}.json, ${name}.md, ${name}.svg`);
+  const name = PG ? 'latest-pg' : 'latest-sqlite';
+  console.log(`\n${writeReport(here(`results/${name}`), report)}`);
+  console.log(`written: bench/results/${name}.json, ${name}.md, ${name}.svg`);
 }
 
 let answersFile;
