@@ -40,7 +40,10 @@ export function clusterCpuMs(postmaster) {
 export async function postmasterPid(databaseUrl) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const { rows } = await client.query('SELECT pg_backend_pid() AS pid');
-  await client.end();
-  return procStat(rows[0].pid)[1];
+  try {
+    const { rows } = await client.query('SELECT pg_backend_pid() AS pid');
+    return procStat(rows[0].pid)[1]; // read while the backend lives
+  } finally {
+    await client.end();
+  }
 }

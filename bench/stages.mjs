@@ -11,16 +11,19 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const WORKLOAD = process.env.STAGES_WORKLOAD ?? 'repeated';
 const here = (path) => new URL(path, import.meta.url).pathname;
 const PROFILER = 'the profiler itself';
+const UNATTRIBUTED = 'V8, native and event loop, unattributed';
+const HTTP = 'HTTP and Express';
+const OTHER = 'other';
 
 /**
  * Stages, first match wins, tested against a frame's script URL (node_modules paths, dist/ files,
  * node: internals) or, for a frame without one, `fn:` and its function name. A frame that matches no
  * row and is Node's own (node: URL), native (no URL: builtins, natives, graphql-jit's generated code) or a
- * general helper (lodash, debug) takes its caller's stage; any other file is "other". Add a row (or a pattern) for a new file in dist/
+ * general helper (lodash, debug, Roster's dist/lib) takes its caller's stage; any other file is "other". Add a row (or a pattern) for a new file in dist/
  * here, above the row that would otherwise take it.
  */
 const STAGES = [
-  ['response cache', [/dist\/graphql\/response-cache|dist\/\S*epoch/]],
+  ['response cache', [/dist\/graphql\/response-cache/]],
   ['bearer token', [/dist\/services\/bearer|dist\/http\/bearer-auth|dist\/identity\/access-token|\/lru-cache\//]],
   [
     'limits and cost',
@@ -41,35 +44,36 @@ const STAGES = [
     [
       /\/(graphql-jit|graphql|dataloader|fast-json-stringify|generate-function)\//,
       /dist\/graphql\/(resolvers|loaders|pagination|jit-executor|context|node-lookup|models)/,
-      /dist\/services\/|dist\/lib\//,
+      /dist\/services\//,
     ],
   ],
   ['Apollo Server', [/@apollo\/|@as-integrations\/|dist\/graphql\/(server|plugins)/]],
   [
-    'HTTP and Express',
+    HTTP,
     [
       /\/(express|router|body-parser|raw-body|finalhandler|send|on-finished|on-headers|content-type|type-is|qs|iconv-lite|negotiator|accepts|cors|depd|statuses|http-errors|path-to-regexp|parseurl|vary|etag|fresh|encodeurl|mime-types|media-typer|bytes|cookie-parser|cookie)\//,
       /dist\/http\/|dist\/app\.js/,
-      /^node:(_http|http|net|url|internal\/(streams|http|stream_base_commons|net|url|js_stream_socket))/,
     ],
   ],
   ['garbage collection', [/^fn:\(garbage collector\)$/]],
-  ['V8 and native, unattributed', [/^fn:\((program|root)\)$/]],
+  [UNATTRIBUTED, [/^fn:\(program\)$/]],
   // Not Roster's: left out of the total.
   [PROFILER, [/^node:inspector|roster-profiled\.mjs/]],
 ];
-const OTHER = 'other';
+// Node's HTTP, socket and stream code called from the event loop itself (no caller of Roster's): the
+// request's HTTP side, or on PostgreSQL also the pg connections' socket reads.
+const EVENT_LOOP_IO = [/^node:(_http|http|net|internal\/(streams|http|stream_base_commons|net|js_stream_socket))/];
 
 const frameKey = ({ url, functionName }) => (url ? url.replace(/^file:\/\//, '') : `fn:${functionName}`);
 const matchStage = (key) => STAGES.find(([, patterns]) => patterns.some((p) => p.test(key)))?.[0];
 // Node's own code, natives and general-purpose helpers: they work for whoever called them.
-const transparent = (key) => /^(node:|fn:)|\/node_modules\/(lodash|debug|ms)[./]/.test(key);
+const transparent = (key) => /^(node:|fn:)|\/node_modules\/(lodash|debug|ms)[./]|dist\/lib\//.test(key);
 
 function selfTimes(profile) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parents = new Map();
   for (const n of profile.nodes) for (const child of n.children ?? []) parents.set(child, n.id);
-  /** A node's stage: its own, else (Node's own or native code) its caller's. */
+  /** A node's stage: its own, else (Node's own, native or helper code) its nearest caller's. */
   const stageOf = (id) => {
     for (let at = id; at !== undefined; at = parents.get(at)) {
       const key = frameKey(nodes.get(at).callFrame);
@@ -77,7 +81,8 @@ function selfTimes(profile) {
       if (stage) return stage;
       if (!transparent(key)) return OTHER;
     }
-    return OTHER;
+    const own = frameKey(nodes.get(id).callFrame);
+    return EVENT_LOOP_IO.some((p) => p.test(own)) ? HTTP : UNATTRIBUTED;
   };
   const selfUs = new Map();
   for (const [i, id] of profile.samples.entries()) selfUs.set(id, (selfUs.get(id) ?? 0) + profile.timeDeltas[i]);
@@ -154,10 +159,12 @@ async function main() {
     '',
     `Largest frames left in "${OTHER}" (extend STAGES in bench/stages.mjs to place them):`,
     '',
-    ...[...frames]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 12)
-      .map(([frame, us]) => `- ${fmt((100 * us) / sampled, 1)} %: \`${frame}\``),
+    ...(frames.size
+      ? [...frames]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 12)
+          .map(([frame, us]) => `- ${fmt((100 * us) / sampled, 1)} %: \`${frame}\``)
+      : ['- none']),
   ];
   console.log(lines.join('\n'));
   const file = `results/stages-${PG ? 'pg' : 'sqlite'}${WORKLOAD === 'repeated' ? '' : `-${WORKLOAD}`}.md`;
