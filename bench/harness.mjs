@@ -17,6 +17,11 @@ export async function freePort() {
   return port;
 }
 
+// Servers still running when this process exits (a failed check, Ctrl-C) go with it.
+const running = new Set();
+process.on('exit', () => running.forEach((child) => child.kill('SIGKILL')));
+process.on('SIGINT', () => process.exit(130));
+
 export async function startServer(script, env) {
   const port = await freePort();
   const child = fork(script, {
@@ -31,6 +36,8 @@ export async function startServer(script, env) {
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));

@@ -259,9 +259,11 @@ async function main() {
     coldStartMs: coldStart,
   };
   rmSync(answersFile, { force: true });
-  const name = PG ? 'latest-pg' : 'latest-sqlite';
+  // A subset (BENCH_ONLY, BENCH_WORKLOADS) never replaces the full run's results.
+  const subset = process.env.BENCH_ONLY || process.env.BENCH_WORKLOADS;
+  const name = `${subset ? 'tmp/subset' : 'latest'}-${PG ? 'pg' : 'sqlite'}`;
   console.log(`\n${writeReport(here(`results/${name}`), report)}`);
-  console.log(`written: bench/results/${name}.json, ${name}.md, ${name}.svg`);
+  console.log(`written: bench/results/${name}.json, .md, .svg`);
 }
 
 let answersFile;

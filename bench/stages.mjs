@@ -113,8 +113,8 @@ async function main() {
   const { token } = await createDataset(DATABASE_URL);
   mkdirSync(here('results/tmp'), { recursive: true });
   const profileFile = here(`results/tmp/stages-${process.pid}.cpuprofile`);
-  const { child, url } = await startServer(here('servers/roster-profiled.mjs'), { PROFILE_FILE: profileFile });
   const postmaster = PG ? await postmasterPid(DATABASE_URL) : null;
+  const { child, url } = await startServer(here('servers/roster-profiled.mjs'), { PROFILE_FILE: profileFile });
   let result, cpu, mainCpu, dbCpu;
   try {
     await load(url, token, sequence, 2); // warm-up: compiled, cached, connections open
