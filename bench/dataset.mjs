@@ -1,4 +1,6 @@
-// The fixed benchmark dataset: one organizer, one public event with 1,000 registrants, a user token.
+// The fixed benchmark dataset: an organizer, one public event with 1,000 registrants (the page-size
+// sweep), 20 events with exactly 50 registrants each (half of them private; the first is the canonical
+// one), and the organizer's user token. The same loader on SQLite and PostgreSQL.
 import { Readable } from 'node:stream';
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../dist/config.js';
@@ -8,31 +10,72 @@ import { createIdentity } from '../dist/identity/provider.js';
 import { NdjsonImporter } from '../dist/services/import/ndjson-import.js';
 import { mintAccessToken } from '../dist/identity/mint-token.js';
 
-export const EVENT_SLUG = 'bench-event';
+export const SWEEP_SLUG = 'bench-event';
 export const REGISTRANTS = 1000;
+export const ROTATING_EVENTS = 20;
+export const ROTATING_REGISTRANTS = 50;
+export const rotatingSlug = (i) => `bench-50-${String(i).padStart(2, '0')}`;
+export const CANONICAL_SLUG = rotatingSlug(0);
 export const canonicalQuery = (first = 50) =>
   `query($slug: String!) { event(slug: $slug) { registrations(first: ${first}) { nodes { registrant { activationState email name } } } } }`;
+/** The request body of the canonical query for this event and page size. */
+export const queryBody = (slug, first) => JSON.stringify({ query: canonicalQuery(first), variables: { slug } });
 
-export async function createDataset(file) {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-  const databaseUrl = `sqlite:${file}`;
+/** The measured workloads: each connection walks its sequence from its own offset, in order and round again. */
+export const WORKLOADS = {
+  repeated: {
+    title: `the canonical query repeated (first: 50 of an event with exactly ${ROTATING_REGISTRANTS} registrants)`,
+    sequence: [queryBody(CANONICAL_SLUG, 50)],
+  },
+  rotating: {
+    title: `rotating: ${ROTATING_EVENTS} events × first: 41–50 (half private), no answer twice in a row on a connection`,
+    // Consecutive entries (and the last and the first) name different events.
+    sequence: Array.from({ length: ROTATING_EVENTS * 10 }, (_, i) =>
+      queryBody(rotatingSlug(i % ROTATING_EVENTS), 41 + Math.floor(i / ROTATING_EVENTS)),
+    ),
+  },
+};
+
+/** An empty database at databaseUrl (`sqlite:<file>` or `postgres://…`), migrated by Roster's own migrations. */
+async function emptyDb(databaseUrl) {
+  if (databaseUrl.startsWith('sqlite:')) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(databaseUrl.slice('sqlite:'.length) + suffix, { force: true });
+  }
   const db = createDb(databaseUrl);
+  if (!databaseUrl.startsWith('sqlite:')) await db.raw('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
   await migrate(db);
-  const lines = [JSON.stringify({ type: 'user', email: 'organizer@bench.example', name: 'Bench Organizer' })];
+  return db;
+}
+
+function records() {
+  const lines = [
+    { type: 'user', email: 'organizer@bench.example', name: 'Bench Organizer' },
+    { type: 'user', email: 'co@bench.example', name: 'Bench Co-organizer' },
+  ];
   for (let i = 0; i < REGISTRANTS; i += 1) {
     const state = i % 10 === 0 ? 'pending' : 'active';
-    lines.push(
-      JSON.stringify({ type: 'user', email: `r${i}@bench.example`, name: `Registrant ${i}`, activation_state: state }),
-    );
+    lines.push({ type: 'user', email: `r${i}@bench.example`, name: `Registrant ${i}`, activation_state: state });
   }
-  lines.push(
-    JSON.stringify({ type: 'event', slug: EVENT_SLUG, name: 'Bench Event', organizers: ['organizer@bench.example'] }),
-  );
+  lines.push({ type: 'event', slug: SWEEP_SLUG, name: 'Bench Event', organizers: ['organizer@bench.example'] });
   for (let i = 0; i < REGISTRANTS; i += 1) {
-    lines.push(JSON.stringify({ type: 'registration', event: EVENT_SLUG, user: `r${i}@bench.example` }));
+    lines.push({ type: 'registration', event: SWEEP_SLUG, user: `r${i}@bench.example` });
   }
+  for (let e = 0; e < ROTATING_EVENTS; e += 1) {
+    const slug = rotatingSlug(e);
+    const organizers = e % 4 === 1 ? ['co@bench.example', 'organizer@bench.example'] : ['organizer@bench.example'];
+    lines.push({ type: 'event', slug, name: `Bench ${e}`, organizers, visibility: e % 2 ? 'private' : 'public' });
+    for (let i = 0; i < ROTATING_REGISTRANTS; i += 1) {
+      const user = (e * ROTATING_REGISTRANTS + i) % REGISTRANTS;
+      lines.push({ type: 'registration', event: slug, user: `r${user}@bench.example` });
+    }
+  }
+  return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
+}
+
+export async function createDataset(databaseUrl) {
+  const db = await emptyDb(databaseUrl);
   const stores = createStores(db);
-  await new NdjsonImporter(stores).run(Readable.from([lines.join('\n') + '\n']));
+  await new NdjsonImporter(stores).run(Readable.from([records()]));
   const organizer = await stores.users.findByEmail('organizer@bench.example');
   const { app } = await stores.apps.create({
     ownerId: organizer.id,
@@ -47,5 +90,5 @@ export async function createDataset(file) {
     scope: 'openid email profile',
   });
   await db.destroy();
-  return { databaseUrl, token };
+  return { token };
 }

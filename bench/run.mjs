@@ -1,119 +1,154 @@
-// `npm run bench`: the canonical query against Roster and its peers, alternating, on this machine.
-// Servers run in their own processes; the load (autocannon) runs here.
-import { fork, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+// `npm run bench` (SQLite) and `npm run bench:pg` (PostgreSQL): the canonical query against Roster, the
+// plain alternative and the other peers, alternating, on this machine. Servers run in their own processes;
+// the load (autocannon) runs here. Every server's answers are checked byte for byte against Roster's.
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { createServer as createHttpServer } from 'node:http';
-import autocannon from 'autocannon';
 import { createApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
 import { createDb } from '../dist/stores/knex.js';
-import { EVENT_SLUG, canonicalQuery, createDataset } from './dataset.mjs';
-import { svgChart } from './chart.mjs';
+import {
+  CANONICAL_SLUG,
+  REGISTRANTS,
+  ROTATING_REGISTRANTS,
+  SWEEP_SLUG,
+  WORKLOADS,
+  createDataset,
+  queryBody,
+} from './dataset.mjs';
+import { writeReport } from './report.mjs';
+import { CONNECTIONS, DATABASE_URL, DB_NAME, PG, freePort, load, post, startServer, stop } from './harness.mjs';
+import { clusterCpuMs, cpuMs, peakRssMb, postmasterPid } from './proc.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SWEEP = [1, 10, 50, 100, 1000];
-const DB_FILE = '/tmp/roster-bench.sqlite3';
 const here = (path) => new URL(path, import.meta.url).pathname;
+const list = (value) =>
+  value
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
-const SERVERS = [
-  { name: 'Roster', script: here('servers/roster.mjs') },
-  { name: 'GraphQL Yoga', script: here('servers/yoga.mjs') },
-  { name: 'Mercurius + graphql-jit', script: here('servers/mercurius.mjs') },
-  { name: 'Ceiling (bare http)', script: here('servers/ceiling.mjs') },
+const ALL_SERVERS = [
+  { key: 'roster', name: 'Roster', script: here('servers/roster.mjs') },
+  { key: 'plain', name: 'Plain (Fastify + Mercurius + jit, own SQL)', script: here('servers/plain.mjs') },
+  { key: 'yoga', name: "GraphQL Yoga on Roster's stores", script: here('servers/yoga.mjs') },
+  { key: 'mercurius', name: "Mercurius + jit on Roster's stores", script: here('servers/mercurius.mjs') },
+  { key: 'ceiling', name: 'Ceiling (bare http)', script: here('servers/ceiling.mjs') },
 ];
+const ONLY = list(process.env.BENCH_ONLY) ?? ALL_SERVERS.map((s) => s.key);
+const SERVERS = ALL_SERVERS.filter((s) => ONLY.includes(s.key));
+const WORKLOAD_KEYS = list(process.env.BENCH_WORKLOADS) ?? ['repeated', 'rotating', 'sweep'];
+for (const key of ONLY) if (!ALL_SERVERS.some((s) => s.key === key)) throw new Error(`BENCH_ONLY: no server ${key}`);
 
-async function freePort() {
-  const srv = createServer();
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address();
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
+const SWEEP_BODIES = SWEEP.map((first) => queryBody(SWEEP_SLUG, first));
+
+/** Roster's answers to every body measured: the reference for every server, the ceiling's replies. */
+async function rosterAnswers(token, bodies) {
+  const probe = await startServer(ALL_SERVERS[0].script, {});
+  const answers = {};
+  for (const body of bodies) {
+    const text = await (await post(probe.url, token, body)).text();
+    const { query, variables } = JSON.parse(body);
+    const first = Number(/first: (\d+)/.exec(query)[1]);
+    const registrants = variables.slug === SWEEP_SLUG ? REGISTRANTS : ROTATING_REGISTRANTS;
+    const nodes = text.split('"registrant":').length - 1;
+    if (!text.startsWith('{"data":{"event":{"registrations":{"nodes":[') || nodes !== Math.min(first, registrants)) {
+      throw new Error(`unexpected answer from Roster to ${body}: ${text.slice(0, 200)}`);
+    }
+    answers[body] = text;
+  }
+  await stop(probe.child);
+  return answers;
 }
 
-async function startServer(script, env) {
-  const port = await freePort();
-  const child = fork(script, {
-    // Production mode for every server alike (graphql-js, Express and Apollo all read NODE_ENV).
-    env: { ...process.env, NODE_ENV: 'production', ...env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
+async function checkAnswers(server, url, token, bodies, answers) {
+  for (const body of bodies) {
+    const check = await (await post(url, token, body)).text();
+    const expected = answers[body];
+    // Byte-identical but for a trailing newline (Apollo ends its JSON with one).
+    if (check.trimEnd() !== expected.trimEnd()) {
+      const at = [...check].findIndex((c, i) => c !== expected[i]);
+      throw new Error(
+        `${server.name} answers ${body} differently at ${at}: …${check.slice(at - 40, at + 60)} vs …${expected.slice(at - 40, at + 60)} (${check.length} vs ${expected.length} bytes)`,
+      );
+    }
+  }
 }
 
-/** CPU time (user + system) a process has used so far, in ms (Linux clock ticks are 10 ms). */
-const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-
-const peakRssMb = (pid) => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
-  return line ? Number(line[1]) / 1024 : NaN;
-};
-
-function load(url, token, body, duration = DURATION) {
-  return autocannon({
-    url: `${url}/graphql`,
-    method: 'POST',
-    connections: CONNECTIONS,
-    duration,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body,
-  });
+/** One measured run: a fresh server process, its answers checked, 1 s of warm-up, then the load. */
+async function measure(server, token, sequence, answers, duration, postmaster) {
+  const { child, url } = await startServer(server.script, { ANSWERS_FILE: answersFile });
+  try {
+    await checkAnswers(server, url, token, [...new Set(sequence)], answers);
+    await load(url, token, sequence, 1);
+    const cpuBefore = cpuMs(child.pid);
+    const dbBefore = postmaster && clusterCpuMs(postmaster);
+    const result = await load(url, token, sequence, duration);
+    const served = result.requests.total;
+    return {
+      rps: result.requests.average,
+      // The server's own CPU per answered request: steadier than req/s on a shared machine.
+      cpuMsPerRequest: (cpuMs(child.pid) - cpuBefore) / served,
+      dbCpuMsPerRequest: postmaster ? (clusterCpuMs(postmaster) - dbBefore) / served : null,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx + result.errors,
+      rssMb: peakRssMb(child.pid),
+    };
+  } finally {
+    await stop(child);
+  }
 }
 
-async function stop(child) {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const summarize = (name, r) => ({
+  name,
+  rps: median(r.map((x) => x.rps)),
+  p50: median(r.map((x) => x.p50)),
+  p99: median(r.map((x) => x.p99)),
+  cpuMsPerRequest: median(r.map((x) => x.cpuMsPerRequest)),
+  dbCpuMsPerRequest: PG ? median(r.map((x) => x.dbCpuMsPerRequest)) : null,
+  rssMb: Math.max(...r.map((x) => x.rssMb)),
+  non2xx: r.reduce((n, x) => n + x.non2xx, 0),
+});
 
 /** SQL statements per request, counted in-process on the same dataset, for each page size. */
-async function statementsPerRequest(databaseUrl, token) {
+async function statementsPerRequest(token) {
   // The same budget as the benchmarked server: the rounds before have spent any default one.
   const env = {
     NODE_ENV: 'production',
     BASE_URL: 'http://127.0.0.1',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_POINTS: '1000000000',
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL,
   };
   const config = loadConfig(env, false);
-  const db = createDb(databaseUrl);
+  const db = createDb(DATABASE_URL);
   const roster = await createApp({ config, db });
   const server = createHttpServer(roster.app);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${server.address().port}/graphql`;
+  const url = `http://127.0.0.1:${server.address().port}`;
   const counts = {};
-  for (const first of SWEEP) {
-    const ask = () =>
-      fetch(url, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ query: canonicalQuery(first), variables: { slug: EVENT_SLUG } }),
-      }).then(async (r) => {
-        const text = await r.text();
-        // Only a full answer counts: a refusal (401, 429) would skip the resolvers' statements.
-        if (r.status !== 200 || !text.startsWith('{"data":{"event":{"registrations"')) {
-          throw new Error(`statement count: unexpected answer ${r.status} ${text.slice(0, 200)}`);
-        }
-        return text;
-      });
+  const bodies = [queryBody(CANONICAL_SLUG, 50), ...SWEEP_BODIES];
+  for (const body of bodies) {
+    const ask = async () => {
+      const r = await post(url, token, body);
+      const text = await r.text();
+      // Only a full answer counts: a refusal (401, 429) would skip the resolvers' statements.
+      if (r.status !== 200 || !text.startsWith('{"data":{"event":{"registrations"')) {
+        throw new Error(`statement count: unexpected answer ${r.status} ${text.slice(0, 200)}`);
+      }
+    };
     await ask();
     let count = 0;
     const listener = () => (count += 1);
     db.on('query', listener);
     await ask();
     db.off('query', listener);
-    counts[first] = count;
+    counts[body] = count;
   }
   server.close();
   await roster.close();
@@ -121,7 +156,7 @@ async function statementsPerRequest(databaseUrl, token) {
   return counts;
 }
 
-/** `npm start`'s process (node dist/server.js) from spawn to a ready /readyz, on an empty database. */
+/** `npm start`'s process (node dist/server.js) from spawn to a ready /readyz, on an empty SQLite database. */
 async function coldStartMs() {
   const file = '/tmp/roster-bench-cold.sqlite3';
   for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
@@ -156,129 +191,82 @@ const fmt = (n, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
-  console.log(`dataset: 1 event, 1,000 registrations, SQLite ${DB_FILE}`);
-  const { databaseUrl, token } = await createDataset(DB_FILE);
-  const body = JSON.stringify({ query: canonicalQuery(50), variables: { slug: EVENT_SLUG } });
+  const runWorkloads = WORKLOAD_KEYS.filter((k) => k in WORKLOADS);
+  const sweepServers = SERVERS.filter((s) => s.key === 'roster' || s.key === 'plain');
+  console.log(`dataset: ${DB_NAME}; servers: ${SERVERS.map((s) => s.key).join(', ')}; workloads: ${WORKLOAD_KEYS}`);
+  const { token } = await createDataset(DATABASE_URL);
+  const postmaster = PG ? await postmasterPid(DATABASE_URL) : null;
 
-  // The ceiling answers with exactly Roster's bytes.
-  const probe = await startServer(SERVERS[0].script, { DATABASE_URL: databaseUrl });
-  const expected = await (
-    await fetch(`${probe.url}/graphql`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body,
-    })
-  ).text();
-  await stop(probe.child);
-  if (!expected.startsWith('{"data":{"event":{"registrations":{"nodes":['))
-    throw new Error(`unexpected answer: ${expected.slice(0, 200)}`);
+  const allBodies = [...new Set([...Object.values(WORKLOADS).flatMap((w) => w.sequence), ...SWEEP_BODIES])];
+  const answers = await rosterAnswers(token, allBodies);
+  mkdirSync(here('results/tmp'), { recursive: true });
+  answersFile = here(`results/tmp/answers-${process.pid}.json`);
+  writeFileSync(answersFile, JSON.stringify(answers));
 
-  const runs = Object.fromEntries(SERVERS.map((s) => [s.name, []]));
+  const runs = {};
   for (let round = 1; round <= ROUNDS; round += 1) {
-    for (const server of SERVERS) {
-      const { child, url } = await startServer(server.script, { DATABASE_URL: databaseUrl, BODY: expected });
-      const check = await (
-        await fetch(`${url}/graphql`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-          body,
-        })
-      ).text();
-      // Byte-identical but for a trailing newline (Apollo ends its JSON with one).
-      if (check.trimEnd() !== expected.trimEnd()) {
-        const at = [...check].findIndex((c, i) => c !== expected[i]);
-        throw new Error(
-          `${server.name} answers differently at ${at}: …${check.slice(at - 40, at + 60)} vs …${expected.slice(at - 40, at + 60)} (${check.length} vs ${expected.length} bytes)`,
-        );
+    for (const workload of runWorkloads) {
+      for (const server of SERVERS) {
+        const r = await measure(server, token, WORKLOADS[workload].sequence, answers, DURATION, postmaster);
+        ((runs[workload] ??= {})[server.name] ??= []).push(r);
+        console.log(`round ${round}/${ROUNDS} ${workload} ${server.name}: ${fmt(r.rps)} req/s`);
       }
-      await load(url, token, body, 1); // warm-up
-      const cpuBefore = cpuMs(child.pid);
-      const result = await load(url, token, body);
-      runs[server.name].push({
-        rps: result.requests.average,
-        // The server's own CPU per answered request: steadier than req/s on a shared machine.
-        cpuMsPerRequest: (cpuMs(child.pid) - cpuBefore) / result.requests.total,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        non2xx: result.non2xx,
-        rssMb: peakRssMb(child.pid),
-      });
-      await stop(child);
-      console.log(`round ${round}/${ROUNDS} ${server.name}: ${fmt(result.requests.average)} req/s`);
     }
   }
+  const summaries = Object.fromEntries(
+    Object.entries(runs).map(([workload, byServer]) => [
+      workload,
+      Object.entries(byServer).map(([name, r]) => summarize(name, r)),
+    ]),
+  );
 
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const summary = SERVERS.map(({ name }) => {
-    const r = runs[name];
-    return {
-      name,
-      rps: median(r.map((x) => x.rps)),
-      p50: median(r.map((x) => x.p50)),
-      p99: median(r.map((x) => x.p99)),
-      cpuMsPerRequest: median(r.map((x) => x.cpuMsPerRequest)),
-      rssMb: Math.max(...r.map((x) => x.rssMb)),
-      non2xx: r.reduce((n, x) => n + x.non2xx, 0),
-    };
-  });
-  const roster = summary.find((s) => s.name === 'Roster');
-  const ceiling = summary.find((s) => s.name.startsWith('Ceiling'));
+  const statements = SERVERS.some((s) => s.key === 'roster') ? await statementsPerRequest(token) : {};
 
-  // Page-size sweep for Roster (one run each) and its SQL statements per request.
-  const statements = await statementsPerRequest(databaseUrl, token);
-  const sweep = [];
-  for (const first of SWEEP) {
-    const { child, url } = await startServer(SERVERS[0].script, { DATABASE_URL: databaseUrl });
-    const sweepBody = JSON.stringify({ query: canonicalQuery(first), variables: { slug: EVENT_SLUG } });
-    await load(url, token, sweepBody, 1);
-    const result = await load(url, token, sweepBody, Math.max(2, Math.round(DURATION / 2)));
-    sweep.push({
-      first,
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      statements: statements[first],
-    });
-    await stop(child);
+  // Page-size sweep on the 1,000-registrant event: Roster and the plain peer, alternating, in rounds.
+  const sweepRuns = {};
+  if (WORKLOAD_KEYS.includes('sweep')) {
+    const sweepDuration = Math.max(2, Math.round(DURATION / 2));
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const [i, first] of SWEEP.entries()) {
+        for (const server of sweepServers) {
+          const r = await measure(server, token, [SWEEP_BODIES[i]], answers, sweepDuration, postmaster);
+          ((sweepRuns[first] ??= {})[server.name] ??= []).push(r);
+          console.log(`round ${round}/${ROUNDS} sweep first: ${first} ${server.name}: ${fmt(r.rps)} req/s`);
+        }
+      }
+    }
   }
-  const coldStart = await coldStartMs();
+  const sweep = Object.entries(sweepRuns).map(([first, byServer]) => ({
+    first: Number(first),
+    statements: statements[queryBody(SWEEP_SLUG, Number(first))],
+    servers: Object.entries(byServer).map(([name, r]) => summarize(name, r)),
+  }));
+  const coldStart = PG ? null : await coldStartMs();
 
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`;
-  const lines = [
-    `machine: ${machine}; ${ROUNDS} alternating rounds × ${DURATION} s, ${CONNECTIONS} connections, medians`,
-    '',
-    '| server | req/s | p50 ms | p99 ms | × Roster | × ceiling | server CPU ms/request | SQL/request | peak RSS MB | non-2xx |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...summary.map(
-      (s) =>
-        `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${fmt(s.rps / roster.rps, 2)} | ${fmt(s.rps / ceiling.rps, 2)} | ${fmt(s.cpuMsPerRequest, 2)} | ${s.name === 'Roster' ? statements[50] : '–'} | ${fmt(s.rssMb)} | ${s.non2xx} |`,
-    ),
-    '',
-    '| Roster, first: | req/s | p50 ms | p99 ms | SQL/request |',
-    '| ---: | ---: | ---: | ---: | ---: |',
-    ...sweep.map((s) => `| ${s.first} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${s.statements} |`),
-    '',
-    `cold start (node dist/server.js to a ready /readyz, empty database): ${fmt(coldStart)} ms`,
-  ];
-  console.log(`\n${lines.join('\n')}`);
-  mkdirSync(here('results'), { recursive: true });
   const report = {
     date: new Date().toISOString(),
+    database: DB_NAME,
     machine,
     duration: DURATION,
     rounds: ROUNDS,
     connections: CONNECTIONS,
-    summary,
+    summaries,
     runs,
     sweep,
+    sweepRuns,
+    statements,
     coldStartMs: coldStart,
   };
-  writeFileSync(here('results/latest.json'), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(here('results/latest.md'), lines.join('\n') + '\n');
-  writeFileSync(here('results/latest.svg'), svgChart(summary));
-  console.log('\nwritten: bench/results/latest.json, latest.md, latest.svg');
+  rmSync(answersFile, { force: true });
+  // A subset (BENCH_ONLY, BENCH_WORKLOADS) never replaces the full run's results.
+  const subset = process.env.BENCH_ONLY || process.env.BENCH_WORKLOADS;
+  const name = `${subset ? 'tmp/subset' : 'latest'}-${PG ? 'pg' : 'sqlite'}`;
+  console.log(`\n${writeReport(here(`results/${name}`), report)}`);
+  console.log(`written: bench/results/${name}.json, .md, .svg`);
 }
 
+let answersFile;
 main().catch((err) => {
   console.error(err);
   process.exit(1);
