@@ -56,7 +56,8 @@ export interface RosterApp {
 /** The whole service as an Express app, not listening: server.ts listens, tests import this. */
 export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const { config, db } = deps;
-  const logger = deps.logger ?? pino({ level: config.logLevel });
+  // Written asynchronously (lines written meanwhile go out together), flushed by pino when the process exits.
+  const logger = deps.logger ?? pino({ level: config.logLevel }, pino.destination({ sync: false }));
   const stores = createStores(db);
   const services = createServices(stores);
   const metrics = createMetrics(db);

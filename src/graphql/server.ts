@@ -102,8 +102,9 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     requireJsonBody,
     express.json({ limit: MAX_BODY_BYTES, verify: verifyUtf8 }),
     refuseBatches,
-    conditionalRequests,
+    // A replay answers its own If-None-Match; the hook Express's send consults is for Apollo's answers.
     responseCache(deps.limiter),
+    conditionalRequests,
     apolloMiddleware,
   );
   return { router, stop: () => apollo.stop() };
