@@ -22,6 +22,9 @@ const running = new Set();
 process.on('exit', () => running.forEach((child) => child.kill('SIGKILL')));
 process.on('SIGINT', () => process.exit(130));
 
+/** How the image and the README's production command start Roster (Dockerfile: NODE_OPTIONS). */
+export const AS_SHIPPED = { NODE_OPTIONS: '--max-semi-space-size=8' };
+
 export async function startServer(script, env) {
   const port = await freePort();
   const child = fork(script, {

@@ -18,7 +18,18 @@ import {
   queryBody,
 } from './dataset.mjs';
 import { writeReport } from './report.mjs';
-import { CONNECTIONS, DATABASE_URL, DB_NAME, PG, freePort, load, post, startServer, stop } from './harness.mjs';
+import {
+  AS_SHIPPED,
+  CONNECTIONS,
+  DATABASE_URL,
+  DB_NAME,
+  PG,
+  freePort,
+  load,
+  post,
+  startServer,
+  stop,
+} from './harness.mjs';
 import { clusterCpuMs, cpuMs, peakRssMb, postmasterPid } from './proc.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -32,7 +43,7 @@ const list = (value) =>
     .filter(Boolean);
 
 const ALL_SERVERS = [
-  { key: 'roster', name: 'Roster', script: here('servers/roster.mjs') },
+  { key: 'roster', name: 'Roster', script: here('servers/roster.mjs'), env: AS_SHIPPED },
   { key: 'plain', name: 'Plain (Fastify + Mercurius + jit, own SQL)', script: here('servers/plain.mjs') },
   { key: 'yoga', name: "GraphQL Yoga on Roster's stores", script: here('servers/yoga.mjs') },
   { key: 'mercurius', name: "Mercurius + jit on Roster's stores", script: here('servers/mercurius.mjs') },
@@ -80,7 +91,7 @@ async function checkAnswers(server, url, token, bodies, answers) {
 
 /** One measured run: a fresh server process, its answers checked, 1 s of warm-up, then the load. */
 async function measure(server, token, sequence, answers, duration, postmaster) {
-  const { child, url } = await startServer(server.script, { ANSWERS_FILE: answersFile });
+  const { child, url } = await startServer(server.script, { ...server.env, ANSWERS_FILE: answersFile });
   try {
     await checkAnswers(server, url, token, [...new Set(sequence)], answers);
     await load(url, token, sequence, 1);
@@ -165,6 +176,7 @@ async function coldStartMs() {
   const child = spawn(process.execPath, [here('../dist/server.js')], {
     env: {
       ...process.env,
+      ...AS_SHIPPED,
       NODE_ENV: 'production',
       LOG_LEVEL: 'silent',
       PORT: String(port),

@@ -4,7 +4,7 @@
 // requests answered meanwhile. BENCH_DB=pg (under scripts/with-postgres.sh) profiles it on PostgreSQL.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { WORKLOADS, createDataset } from './dataset.mjs';
-import { CONNECTIONS, DATABASE_URL, DB_NAME, PG, load, startServer, stop } from './harness.mjs';
+import { AS_SHIPPED, CONNECTIONS, DATABASE_URL, DB_NAME, PG, load, startServer, stop } from './harness.mjs';
 import { clusterCpuMs, cpuMs, mainThreadCpuMs, postmasterPid } from './proc.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
@@ -114,7 +114,10 @@ async function main() {
   mkdirSync(here('results/tmp'), { recursive: true });
   const profileFile = here(`results/tmp/stages-${process.pid}.cpuprofile`);
   const postmaster = PG ? await postmasterPid(DATABASE_URL) : null;
-  const { child, url } = await startServer(here('servers/roster-profiled.mjs'), { PROFILE_FILE: profileFile });
+  const { child, url } = await startServer(here('servers/roster-profiled.mjs'), {
+    ...AS_SHIPPED,
+    PROFILE_FILE: profileFile,
+  });
   let result, cpu, mainCpu, dbCpu;
   try {
     await load(url, token, sequence, 2); // warm-up: compiled, cached, connections open
