@@ -1,0 +1,113 @@
+import { Readable } from 'node:stream';
+import { NdjsonImporter } from '../src/services/import/ndjson-import.js';
+import { createStores } from '../src/stores/stores.js';
+import { cli } from './helpers/cli.js';
+import { useMigratedDatabase } from './helpers/harness.js';
+import { domainRows, ndjson } from './helpers/ndjson.js';
+
+// Long runs of registrations (on PostgreSQL staged whole by COPY and applied at the run's end) keep the
+// import's rules: the first bad line stops it with nothing stored, ids follow the file, repeats count.
+
+const database = useMigratedDatabase();
+const RUN = 1500;
+
+const importText = (text: string) => cli(database.url, ['import', '-', '--json'], text);
+const dryRun = (text: string) => cli(database.url, ['import', '--dry-run', '-', '--json'], text);
+const users = Array.from({ length: RUN }, (_, i) => ({ type: 'user', uid: `u_run${i}`, name: `Run ${i}` }));
+const register = (user: string, event = 'run-event') => ({ type: 'registration', event, user });
+const lines = (...records: (object | string)[]) =>
+  records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
+
+beforeAll(async () => {
+  const res = await importText(
+    ndjson(
+      ...users,
+      // An email with a backslash: COPY's text format must carry it as it is.
+      { type: 'user', uid: 'u_slash', email: 'back\\slash@Run.test', name: 'Back Slash' },
+      { type: 'event', slug: 'run-event', name: 'Run Event', organizers: ['u_run0'] },
+    ),
+  );
+  expect(res.json).toEqual({ users: RUN + 1, events: 1, registrations: 0 });
+});
+
+describe('a long run of registrations', () => {
+  test('an unknown user after many good lines stores nothing and names its line', async () => {
+    const before = await domainRows(database.db);
+    const res = await importText(ndjson(...users.map((u) => register(u.uid)), register('u_ghost')));
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      `roster: line ${RUN + 1}: user "u_ghost" is not defined on an earlier line or in the database\n`,
+    );
+    expect(await domainRows(database.db)).toEqual(before);
+  });
+
+  test('the first bad line is the one reported, even when a later line is not JSON', async () => {
+    const before = await domainRows(database.db);
+    const text = lines(...users.slice(0, 700).map((u) => register(u.uid)), register('u_run1', 'no-such-event'), '{');
+    const res = await importText(text);
+    expect(res.stderr).toBe(
+      'roster: line 701: event "no-such-event" is not defined on an earlier line or in the database\n',
+    );
+    expect(await domainRows(database.db)).toEqual(before);
+  });
+
+  test('a user defined after the run is not yet known to it', async () => {
+    const text = ndjson(register('u_later'), { type: 'user', uid: 'u_later', name: 'Later' }, register('u_later'));
+    const res = await importText(text);
+    expect(res.stderr).toBe('roster: line 1: user "u_later" is not defined on an earlier line or in the database\n');
+  });
+
+  test('repeats count every time, are stored once, and ids follow the file', async () => {
+    const order = [...users.slice(0, 600)].reverse().map((u) => u.uid);
+    const text = ndjson(
+      ...order.map((uid) => register(uid)),
+      register('u_run599'),
+      register('BACK\\slash@run.test'),
+      register('back\\slash@run.test'),
+    );
+    const res = await importText(text);
+    expect(res.json).toEqual({ users: 0, events: 0, registrations: 603 });
+    const stored = await database
+      .db('registrations as r')
+      .join('users as u', 'u.id', 'r.user_id')
+      .orderBy('r.id')
+      .pluck('u.uid');
+    expect(stored).toEqual([...order, 'u_slash']);
+
+    const again = await domainRows(database.db);
+    expect((await importText(text)).json).toEqual({ users: 0, events: 0, registrations: 603 });
+    expect(await domainRows(database.db)).toEqual(again);
+  });
+
+  test('a dry run lists the lowest-numbered bad lines in order and counts the rest', async () => {
+    const before = await domainRows(database.db);
+    const text = lines(
+      ...Array.from({ length: 150 }, (_, i) => register(`u_missing${i}`)),
+      'not json',
+      register('u_run1'),
+      { type: 'ticket' },
+    );
+    const res = await dryRun(text);
+    expect(res.code).toBe(1);
+    const report = res.json as { errors: { line: number; reason: string }[]; more: number; counts: object };
+    expect(report.errors.map((e) => e.line)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(report.errors[0]!.reason).toBe('user "u_missing0" is not defined on an earlier line or in the database');
+    expect(report.more).toBe(52);
+    expect(report.counts).toEqual({ users: 0, events: 0, registrations: 1 });
+    expect(await domainRows(database.db)).toEqual(before);
+  });
+
+  test('input failing in the middle of a run stores nothing and leaves the database usable', async () => {
+    const before = await domainRows(database.db);
+    async function* failing() {
+      for (const u of users.slice(0, 800)) yield `${JSON.stringify(register(u.uid))}\n`;
+      throw new Error('disk went away');
+    }
+    const importer = new NdjsonImporter(createStores(database.db));
+    await expect(importer.run(Readable.from(failing()))).rejects.toThrow('disk went away');
+    expect(await domainRows(database.db)).toEqual(before);
+    await expect(importer.run(Readable.from([ndjson(register('u_run1'))]))).resolves.toMatchObject({
+      registrations: 1,
+    });
+  });
+});
