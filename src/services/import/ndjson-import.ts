@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { eventDiffers } from '../../stores/event-store.js';
+import { eventDiffers, type EventValues } from '../../stores/event-store.js';
 import type { RegistrationStaging } from '../../stores/registration-staging.js';
 import type { Stores } from '../../stores/stores.js';
 import { userDiffers, type NewUser } from '../../stores/user-store.js';
@@ -236,8 +236,34 @@ async function flushUsers(tx: Stores, batch: Records<'user'>, now: number, fail:
   return good;
 }
 
+/** An event as the batch leaves it: its fields, its organizers, and whether it must be written. */
+interface EventState {
+  id?: number;
+  row: EventValues;
+  organizerIds: number[];
+  changed: boolean;
+  organizersChanged: boolean;
+}
+
+const sameIds = (a: readonly number[], b: readonly number[]) => {
+  const set = new Set(b);
+  return a.length === set.size && a.every((id) => set.has(id));
+};
+
+/**
+ * Applies the batch's records in order to what is stored (or created earlier in the batch), then writes the
+ * outcome in a few statements: new events in order of first appearance (ids follow the file), changed ones
+ * one update each, replaced organizers together.
+ */
 async function flushEvents(tx: Stores, batch: Records<'event'>, now: number, fail: Fail) {
-  const known = new Map((await tx.events.findBySlugs(batch.map((r) => r.event.slug))).map((e) => [e.slug, e]));
+  const stored = await tx.events.findBySlugs(batch.map((r) => r.event.slug));
+  const storedOrganizers = await tx.events.organizerIds(stored.map((e) => e.id));
+  const states = new Map<string, EventState>(
+    stored.map((e) => [
+      e.slug,
+      { id: e.id, row: e, organizerIds: storedOrganizers.get(e.id)!, changed: false, organizersChanged: false },
+    ]),
+  );
   const organizers = await tx.users.findByKeys(batch.flatMap((r) => r.organizers ?? []));
   let good = 0;
   for (const { line, event, organizers: keys } of batch) {
@@ -246,33 +272,52 @@ async function flushEvents(tx: Stores, batch: Records<'event'>, now: number, fai
       fail(line, missing('organizer', unknown));
       continue;
     }
-    const ids = keys?.map((key) => organizers.get(refKey(key))!.id);
-    const existing = known.get(event.slug);
-    if (existing) {
+    const ids = keys && [...new Set(keys.map((key) => organizers.get(refKey(key))!.id))];
+    const state = states.get(event.slug);
+    if (state) {
       try {
         // Only one end given: the range is checked against the stored other end.
         v.timeRange(
-          event.startsAt === undefined ? existing.startsAt : event.startsAt,
-          event.endsAt === undefined ? existing.endsAt : event.endsAt,
+          event.startsAt === undefined ? state.row.startsAt : event.startsAt,
+          event.endsAt === undefined ? state.row.endsAt : event.endsAt,
         );
       } catch (err) {
         fail(line, reasonOf(err));
         continue;
       }
-      const organizersChanged = ids ? await tx.events.setOrganizers(existing.id, ids) : false;
-      if (organizersChanged || eventDiffers(existing, event)) await tx.events.update(existing.id, event, now);
-      known.set(event.slug, { ...existing, ...definedOf(event) });
+      if (ids && !sameIds(state.organizerIds, ids)) {
+        state.organizerIds = ids;
+        state.organizersChanged = state.changed = true;
+      }
+      if (eventDiffers(state.row, event)) state.changed = true;
+      state.row = { ...state.row, ...definedOf(event) };
     } else {
       if (event.name === undefined || ids === undefined) {
         fail(line, `${event.name === undefined ? 'name' : 'organizers'} is required for a new event`);
         continue;
       }
-      const created = await tx.events.insert({ ...event, name: event.name }, now);
-      await tx.events.setOrganizers(created.id, ids);
-      known.set(event.slug, created);
+      const row = { startsAt: null, endsAt: null, timeZone: null, visibility: 'public' as const, ...definedOf(event) };
+      states.set(event.slug, {
+        row: { ...row, slug: event.slug, name: event.name },
+        organizerIds: ids,
+        changed: true,
+        organizersChanged: true,
+      });
     }
     good += 1;
   }
+  const written = [...states.values()].filter((s) => s.changed);
+  const created = await tx.events.insertMany(
+    written.filter((s) => s.id === undefined).map((s) => s.row),
+    now,
+  );
+  for (const s of written) {
+    if (s.id === undefined) s.id = created.get(s.row.slug)!;
+    else await tx.events.update(s.id, s.row, now);
+  }
+  await tx.events.replaceOrganizers(
+    new Map(written.filter((s) => s.organizersChanged).map((s) => [s.id!, s.organizerIds])),
+  );
   return good;
 }
 
