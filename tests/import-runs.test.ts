@@ -111,3 +111,67 @@ describe('a long run of registrations', () => {
     });
   });
 });
+
+describe('events repeated within one batch', () => {
+  const organizersOf = (slug: string) =>
+    database
+      .db('event_organizers as o')
+      .join('events as e', 'e.id', 'o.event_id')
+      .join('users as u', 'u.id', 'o.user_id')
+      .where('e.slug', slug)
+      .orderBy('u.uid')
+      .pluck('u.uid');
+  const at = (iso: string) => ({ starts_at: `2027-01-01T${iso}:00Z` });
+
+  test('later records update what earlier ones created or changed; ids follow first appearance', async () => {
+    const stored = await database.db('events').where({ slug: 'run-event' }).first();
+    const text = ndjson(
+      { type: 'event', slug: 'rep-a', name: 'A', organizers: ['u_run0'], ...at('10'), ends_at: '2027-01-01T12:00:00Z' },
+      { type: 'event', slug: 'rep-b', name: 'B', organizers: ['u_run1', 'u_run1'] },
+      { type: 'event', slug: 'rep-a', name: 'A2', organizers: ['u_run3', 'u_run2'] },
+      { type: 'event', slug: 'run-event', organizers: ['u_run1', 'u_run0'] },
+      { type: 'event', slug: 'run-event', name: 'Run Event' },
+    );
+    expect((await importText(text)).json).toEqual({ users: 0, events: 5, registrations: 0 });
+    const slugs = await database.db('events').orderBy('id').pluck('slug');
+    expect(slugs.slice(-2)).toEqual(['rep-a', 'rep-b']);
+    expect(await database.db('events').where({ slug: 'rep-a' }).first()).toMatchObject({
+      name: 'A2',
+      time_zone: null,
+      visibility: 'public',
+    });
+    expect(Number((await database.db('events').where({ slug: 'rep-a' }).first()).ends_at)).toBe(
+      Date.parse('2027-01-01T12:00:00Z'),
+    );
+    expect(await organizersOf('rep-a')).toEqual(['u_run2', 'u_run3']);
+    expect(await organizersOf('rep-b')).toEqual(['u_run1']);
+    expect(await organizersOf('run-event')).toEqual(['u_run0', 'u_run1']);
+    const changed = await database.db('events').where({ slug: 'run-event' }).first();
+    expect({ name: changed.name, moved: Number(changed.updated_at) > Number(stored.updated_at) }).toEqual({
+      name: 'Run Event',
+      moved: true,
+    });
+
+    // Without a repeat that changes its own event, a second import writes nothing.
+    const before = await domainRows(database.db);
+    const again = text
+      .split('\n')
+      .slice(1)
+      .filter((l) => !l.includes('"rep-a"'))
+      .join('\n');
+    expect((await importText(again)).json).toEqual({ users: 0, events: 3, registrations: 0 });
+    expect(await domainRows(database.db)).toEqual(before);
+  });
+
+  test("a record's time range is checked against an earlier record's in the same batch", async () => {
+    const text = ndjson(
+      { type: 'event', slug: 'rep-c', name: 'C', organizers: ['u_run0'], ...at('10'), ends_at: '2027-01-01T12:00:00Z' },
+      { type: 'event', slug: 'rep-c', ...at('13') },
+    );
+    const res = await dryRun(text);
+    expect(res.json).toMatchObject({
+      errors: [{ line: 2, reason: 'ends_at must not be before starts_at' }],
+      counts: { events: 1 },
+    });
+  });
+});
