@@ -79,7 +79,7 @@ export class RegistrationStaging {
 
   /**
    * Inserts the resolvable staged registrations in line order (ids follow the file), leaving existing
-   * (event, user) pairs as they are, and empties the stage for the next run.
+   * (event, user) pairs as they are. The next run empties the stage first.
    */
   async apply(): Promise<void> {
     await this.endCopy();
@@ -90,7 +90,6 @@ export class RegistrationStaging {
        ON CONFLICT (event_id, user_id) DO NOTHING`,
       [this.now],
     );
-    await this.trx.raw(`TRUNCATE ${TABLE}`);
     this.size = 0;
   }
 
@@ -101,7 +100,9 @@ export class RegistrationStaging {
   }
 
   private async startCopy(): Promise<void> {
-    if (!this.created) {
+    if (this.created) {
+      await this.trx.raw(`TRUNCATE ${TABLE}`);
+    } else {
       await this.trx.raw(
         `CREATE TEMPORARY TABLE ${TABLE} (line integer NOT NULL, event text NOT NULL, user_key text NOT NULL,
          uid text, email text) ON COMMIT DROP`,
