@@ -1,5 +1,8 @@
-/** Rows or keys per batched statement: far below SQLite's 32,766 bound parameters for the widest row. */
-const CHUNK = 400;
+/**
+ * Rows or keys per batched statement: an import batch (500) in one statement, far below SQLite's 32,766
+ * bound parameters for the widest row.
+ */
+const CHUNK = 500;
 
 export function chunks<T>(items: readonly T[]): T[][] {
   const out: T[][] = [];

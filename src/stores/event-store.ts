@@ -28,8 +28,22 @@ const eventColumns = (e: EventFields) => ({
   ...(e.visibility !== undefined ? { visibility: e.visibility } : {}),
 });
 
+const newEventColumns = (e: EventInsert, now: number) => ({
+  starts_at: null,
+  ends_at: null,
+  time_zone: null,
+  visibility: 'public',
+  ...eventColumns(e),
+  slug: e.slug,
+  created_at: now,
+  updated_at: now,
+});
+
+/** An event's stored values, without its id and timestamps. */
+export type EventValues = Omit<EventRow, 'id' | 'createdAt' | 'updatedAt'>;
+
 /** True when updating the stored event with `e` would change it. */
-export function eventDiffers(row: EventRow, e: EventFields): boolean {
+export function eventDiffers(row: EventValues, e: EventFields): boolean {
   return (
     (e.name !== undefined && row.name !== e.name) ||
     (e.startsAt !== undefined && row.startsAt !== e.startsAt) ||
@@ -90,18 +104,7 @@ export class EventStore {
 
   /** Inserts the event alone; returns its row without reading it back. */
   async insert(e: EventInsert, now = Date.now()): Promise<EventRow> {
-    const [inserted] = await this.db('events')
-      .insert({
-        starts_at: null,
-        ends_at: null,
-        time_zone: null,
-        visibility: 'public',
-        ...eventColumns(e),
-        slug: e.slug,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id');
+    const [inserted] = await this.db('events').insert(newEventColumns(e, now)).returning('id');
     return {
       id: Number(typeof inserted === 'object' ? inserted.id : inserted),
       slug: e.slug,
@@ -113,6 +116,18 @@ export class EventStore {
       createdAt: now,
       updatedAt: now,
     };
+  }
+
+  /** Inserts events in one statement per chunk, ids in the order given; returns the new ids by slug. */
+  async insertMany(events: readonly EventInsert[], now = Date.now()): Promise<Map<string, number>> {
+    const ids = new Map<string, number>();
+    for (const part of chunks(events)) {
+      const rows: { id: number; slug: string }[] = await this.db('events')
+        .insert(part.map((e) => newEventColumns(e, now)))
+        .returning(['id', 'slug']);
+      for (const r of rows) ids.set(String(r.slug), Number(r.id));
+    }
+    return ids;
   }
 
   async update(id: number, e: EventFields, now = Date.now()): Promise<void> {
@@ -130,6 +145,16 @@ export class EventStore {
     await this.db('event_organizers').where({ event_id: eventId }).delete();
     await this.db('event_organizers').insert([...wanted].map((user_id) => ({ event_id: eventId, user_id })));
     return true;
+  }
+
+  /** Makes each event's organizers exactly the user ids given, in a few statements for any number of events. */
+  async replaceOrganizers(byEvent: ReadonlyMap<number, readonly number[]>): Promise<void> {
+    for (const part of chunks([...byEvent.keys()]))
+      await this.db('event_organizers').whereIn('event_id', part).delete();
+    const links = [...byEvent].flatMap(([event_id, ids]) =>
+      [...new Set(ids)].map((user_id) => ({ event_id, user_id })),
+    );
+    for (const part of chunks(links)) await this.db('event_organizers').insert(part);
   }
 
   /** Keyset page of events in creation (id) order, optionally of one organizer. */

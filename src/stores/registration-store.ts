@@ -1,6 +1,8 @@
+import { isSqlite } from '../lib/dialect.js';
 import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
 import { keysetPage } from './keyset.js';
+import { RegistrationStaging } from './registration-staging.js';
 import { toRegistration, toRegistrationWithRegistrant } from './rows.js';
 import type { KeysetRange, Page, PageWindow, RegistrationRow, RegistrationWithRegistrant } from './types.js';
 
@@ -115,6 +117,14 @@ export class RegistrationStore {
         .onConflict(['event_id', 'user_id'])
         .ignore();
     }
+  }
+
+  /**
+   * PostgreSQL, inside a transaction: a COPY-fed stage for a long run of imported registrations. Undefined on
+   * SQLite, where batched inserts in-process are as fast.
+   */
+  staging(now = Date.now()): RegistrationStaging | undefined {
+    return isSqlite(this.db) ? undefined : new RegistrationStaging(this.db, now);
   }
 
   async find(eventId: number, userId: number): Promise<RegistrationRow | undefined> {

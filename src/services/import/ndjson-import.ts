@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { eventDiffers } from '../../stores/event-store.js';
+import { eventDiffers, type EventValues } from '../../stores/event-store.js';
+import type { RegistrationStaging } from '../../stores/registration-staging.js';
 import type { Stores } from '../../stores/stores.js';
 import { userDiffers, type NewUser } from '../../stores/user-store.js';
 import { DomainError } from '../errors.js';
@@ -44,6 +45,22 @@ type Records<T extends ImportRecord['type']> = Extract<ImportRecord, { type: T }
 /** Called with each bad line: throws (an import) or notes it and lets the line be skipped (a dry run). */
 type Fail = (line: number, reason: string) => void;
 
+/** A dry run's bad lines: the lowest-numbered ones listed in line order, the rest counted. */
+class BadLines {
+  readonly listed: LineError[] = [];
+  more = 0;
+
+  readonly fail: Fail = (line, reason) => {
+    let at = this.listed.length;
+    while (at > 0 && this.listed[at - 1]!.line > line) at -= 1;
+    this.listed.splice(at, 0, { line, reason });
+    if (this.listed.length > MAX_LISTED_ERRORS) {
+      this.listed.pop();
+      this.more += 1;
+    }
+  };
+}
+
 /** Thrown to roll a dry run back once the whole file has been checked. */
 class RolledBack extends Error {}
 
@@ -66,7 +83,9 @@ export class NdjsonImporter {
     const fail: Fail = (line, reason) => {
       throw new ImportError(line, reason);
     };
-    return this.stores.transaction((tx) => load(tx, input, fail, onProgress));
+    return this.stores.transaction((tx) =>
+      load(tx, input, { fail, unlisted: () => {}, stopsAtFirst: true }, onProgress),
+    );
   }
 
   /**
@@ -74,37 +93,44 @@ export class NdjsonImporter {
    * included), then rolls everything back: a bad line is noted and skipped, never fatal.
    */
   async dryRun(input: Readable, onProgress?: (bytes: number, records: number) => void): Promise<DryRunReport> {
-    const errors: LineError[] = [];
-    let more = 0;
-    const fail: Fail = (line, reason) => {
-      if (errors.length < MAX_LISTED_ERRORS) errors.push({ line, reason });
-      else more += 1;
-    };
+    const bad = new BadLines();
+    const unlisted = (n: number) => (bad.more += n);
     let counts: ImportCounts | undefined;
     await this.stores
       .transaction(async (tx) => {
-        counts = await load(tx, input, fail, onProgress);
+        counts = await load(tx, input, { fail: bad.fail, unlisted, stopsAtFirst: false }, onProgress);
         throw new RolledBack();
       })
       .catch((err: unknown) => {
         if (!(err instanceof RolledBack)) throw err;
       });
-    return { ok: errors.length === 0, errors, more, counts: counts! };
+    return { ok: bad.listed.length === 0, errors: bad.listed, more: bad.more, counts: counts! };
   }
+}
+
+/** How load reports bad lines: one at a time, and (a staged run's) beyond those worth listing, as a count. */
+interface Report {
+  fail: Fail;
+  unlisted: (count: number) => void;
+  /** An import stops at its first bad line: what is pending is written (and checked) before a line is reported. */
+  stopsAtFirst: boolean;
 }
 
 /**
  * Same-type records are batched; a batch is flushed before a record of another type, so a record may
- * refer to anything defined on an earlier line. Counts are of the records written.
+ * refer to anything defined on an earlier line. On PostgreSQL a run of registrations is staged whole
+ * (COPY) and applied when the run ends. Counts are of the records written.
  */
 async function load(
   tx: Stores,
   input: Readable,
-  fail: Fail,
+  report: Report,
   onProgress: (bytes: number, records: number) => void = () => {},
 ): Promise<ImportCounts> {
+  const { fail } = report;
   const counts: ImportCounts = { users: 0, events: 0, registrations: 0 };
   const now = Date.now();
+  const staging = tx.registrations.staging(now);
   let batch: ImportRecord[] = [];
   let line = 0;
   let records = 0;
@@ -112,24 +138,47 @@ async function load(
     const written = await flush(tx, batch, now, fail);
     if (batch.length > 0) counts[KEY[batch[0]!.type]] += written;
     batch = [];
+    if (staging?.size) counts.registrations += await applyStaged(staging, report);
   };
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-    line += 1;
-    if (text.trim() !== '') records += 1;
-    onProgress(Buffer.byteLength(text) + 1, records);
-    if (text.trim() === '') continue;
-    let record: ImportRecord;
-    try {
-      record = parseRecord(text, line);
-    } catch (err) {
-      fail(line, reasonOf(err));
-      continue;
+  try {
+    for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+      line += 1;
+      if (text.trim() !== '') records += 1;
+      onProgress(Buffer.byteLength(text) + 1, records);
+      if (text.trim() === '') continue;
+      let record: ImportRecord;
+      try {
+        record = parseRecord(text, line);
+      } catch (err) {
+        if (report.stopsAtFirst) await flushBatch();
+        fail(line, reasonOf(err));
+        continue;
+      }
+      if (staging && record.type === 'registration') {
+        if (batch.length > 0) await flushBatch();
+        await staging.add(record.line, record.event, record.user);
+        continue;
+      }
+      if (staging?.size || (batch.length > 0 && (batch[0]!.type !== record.type || batch.length >= BATCH))) {
+        await flushBatch();
+      }
+      batch.push(record);
     }
-    if (batch.length > 0 && (batch[0]!.type !== record.type || batch.length >= BATCH)) await flushBatch();
-    batch.push(record);
+    await flushBatch();
+  } finally {
+    staging?.abort();
   }
-  await flushBatch();
   return counts;
+}
+
+/** Reports the staged registrations naming an unknown event or user, writes the rest; returns how many were good. */
+async function applyStaged(staging: RegistrationStaging, { fail, unlisted }: Report): Promise<number> {
+  const staged = staging.size;
+  const { first, count } = await staging.unresolved(MAX_LISTED_ERRORS);
+  for (const r of first) fail(r.line, r.missing === 'event' ? missing('event', r.event) : missing('user', r.user));
+  unlisted(count - first.length);
+  await staging.apply();
+  return staged - count;
 }
 
 const KEY = { user: 'users', event: 'events', registration: 'registrations' } as const;
@@ -187,8 +236,34 @@ async function flushUsers(tx: Stores, batch: Records<'user'>, now: number, fail:
   return good;
 }
 
+/** An event as the batch leaves it: its fields, its organizers, and whether it must be written. */
+interface EventState {
+  id?: number;
+  row: EventValues;
+  organizerIds: number[];
+  changed: boolean;
+  organizersChanged: boolean;
+}
+
+const sameIds = (a: readonly number[], b: readonly number[]) => {
+  const set = new Set(b);
+  return a.length === set.size && a.every((id) => set.has(id));
+};
+
+/**
+ * Applies the batch's records in order to what is stored (or created earlier in the batch), then writes the
+ * outcome in a few statements: new events in order of first appearance (ids follow the file), changed ones
+ * one update each, replaced organizers together.
+ */
 async function flushEvents(tx: Stores, batch: Records<'event'>, now: number, fail: Fail) {
-  const known = new Map((await tx.events.findBySlugs(batch.map((r) => r.event.slug))).map((e) => [e.slug, e]));
+  const stored = await tx.events.findBySlugs(batch.map((r) => r.event.slug));
+  const storedOrganizers = await tx.events.organizerIds(stored.map((e) => e.id));
+  const states = new Map<string, EventState>(
+    stored.map((e) => [
+      e.slug,
+      { id: e.id, row: e, organizerIds: storedOrganizers.get(e.id)!, changed: false, organizersChanged: false },
+    ]),
+  );
   const organizers = await tx.users.findByKeys(batch.flatMap((r) => r.organizers ?? []));
   let good = 0;
   for (const { line, event, organizers: keys } of batch) {
@@ -197,33 +272,52 @@ async function flushEvents(tx: Stores, batch: Records<'event'>, now: number, fai
       fail(line, missing('organizer', unknown));
       continue;
     }
-    const ids = keys?.map((key) => organizers.get(refKey(key))!.id);
-    const existing = known.get(event.slug);
-    if (existing) {
+    const ids = keys && [...new Set(keys.map((key) => organizers.get(refKey(key))!.id))];
+    const state = states.get(event.slug);
+    if (state) {
       try {
         // Only one end given: the range is checked against the stored other end.
         v.timeRange(
-          event.startsAt === undefined ? existing.startsAt : event.startsAt,
-          event.endsAt === undefined ? existing.endsAt : event.endsAt,
+          event.startsAt === undefined ? state.row.startsAt : event.startsAt,
+          event.endsAt === undefined ? state.row.endsAt : event.endsAt,
         );
       } catch (err) {
         fail(line, reasonOf(err));
         continue;
       }
-      const organizersChanged = ids ? await tx.events.setOrganizers(existing.id, ids) : false;
-      if (organizersChanged || eventDiffers(existing, event)) await tx.events.update(existing.id, event, now);
-      known.set(event.slug, { ...existing, ...definedOf(event) });
+      if (ids && !sameIds(state.organizerIds, ids)) {
+        state.organizerIds = ids;
+        state.organizersChanged = state.changed = true;
+      }
+      if (eventDiffers(state.row, event)) state.changed = true;
+      state.row = { ...state.row, ...definedOf(event) };
     } else {
       if (event.name === undefined || ids === undefined) {
         fail(line, `${event.name === undefined ? 'name' : 'organizers'} is required for a new event`);
         continue;
       }
-      const created = await tx.events.insert({ ...event, name: event.name }, now);
-      await tx.events.setOrganizers(created.id, ids);
-      known.set(event.slug, created);
+      const row = { startsAt: null, endsAt: null, timeZone: null, visibility: 'public' as const, ...definedOf(event) };
+      states.set(event.slug, {
+        row: { ...row, slug: event.slug, name: event.name },
+        organizerIds: ids,
+        changed: true,
+        organizersChanged: true,
+      });
     }
     good += 1;
   }
+  const written = [...states.values()].filter((s) => s.changed);
+  const created = await tx.events.insertMany(
+    written.filter((s) => s.id === undefined).map((s) => s.row),
+    now,
+  );
+  for (const s of written) {
+    if (s.id === undefined) s.id = created.get(s.row.slug)!;
+    else await tx.events.update(s.id, s.row, now);
+  }
+  await tx.events.replaceOrganizers(
+    new Map(written.filter((s) => s.organizersChanged).map((s) => [s.id!, s.organizerIds])),
+  );
   return good;
 }
 
