@@ -10,8 +10,13 @@ export interface Epochs {
 
 type Row = { auth: number | string; data: number | string } | undefined;
 
-const SQLITE_READ =
-  'SELECT a.value AS auth, d.value AS data FROM auth_epoch a, data_epoch d WHERE a.id = 1 AND d.id = 1';
+/** The part of knex's client the pooled read uses (a pg connection is node-postgres's Client). */
+interface PooledClient {
+  acquireConnection(): Promise<{ query(q: { name: string; text: string }): Promise<{ rows: Row[] }> }>;
+  releaseConnection(conn: unknown): Promise<unknown>;
+}
+
+const READ = 'SELECT a.value AS auth, d.value AS data FROM auth_epoch a, data_epoch d WHERE a.id = 1 AND d.id = 1';
 
 export class EpochStore {
   constructor(private readonly db: Db) {}
@@ -21,13 +26,26 @@ export class EpochStore {
     // SQLite: straight on the idle connection (a prepared statement, a few µs), not through knex's pool.
     const conn = idleSqliteConnection(this.db);
     const row: Row = conn
-      ? (conn.prepare(SQLITE_READ).get() as Row)
-      : await this.db
-          .first<Row>({ auth: 'a.value', data: 'd.value' })
-          .from({ a: 'auth_epoch' })
-          .crossJoin({ d: 'data_epoch' } as never)
-          .where({ 'a.id': 1, 'd.id': 1 });
+      ? (conn.prepare(READ).get() as Row)
+      : this.db.isTransaction
+        ? await this.db
+            .first<Row>({ auth: 'a.value', data: 'd.value' })
+            .from({ a: 'auth_epoch' })
+            .crossJoin({ d: 'data_epoch' } as never)
+            .where({ 'a.id': 1, 'd.id': 1 })
+        : await this.readPg();
     if (!row) throw new Error('auth_epoch or data_epoch has no row: run the migrations');
     return { auth: String(row.auth), data: String(row.data) };
+  }
+
+  /** PostgreSQL: a named statement on a pooled connection, without knex's query building per request. */
+  private async readPg(): Promise<Row> {
+    const client = this.db.client as PooledClient;
+    const conn = await client.acquireConnection();
+    try {
+      return (await conn.query({ name: 'roster_epochs', text: READ })).rows[0];
+    } finally {
+      await client.releaseConnection(conn);
+    }
   }
 }
