@@ -35,6 +35,8 @@ export interface Config {
   explorerTelemetry: boolean;
   /** SERVICE_NAME: what the pages and mail call the service (title, header, consent, reset mail). */
   serviceName: string;
+  /** RESPONSE_CACHE_MB: memory for replayable GraphQL answers per instance; 0 turns replays off. */
+  responseCacheMb: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -237,5 +239,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     mailFrom: mailFrom(env.MAIL_FROM, base),
     explorerTelemetry: flag('EXPLORER_TELEMETRY', env.EXPLORER_TELEMETRY, false),
     serviceName: serviceName(env.SERVICE_NAME),
+    responseCacheMb: integer('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB, 32, 0, 4096, ' of megabytes'),
   };
 }

@@ -60,6 +60,8 @@ describe('good values', () => {
     [{ EXPLORER_TELEMETRY: 'true' }, { explorerTelemetry: true }],
     [{ EXPLORER_TELEMETRY: 'false' }, { explorerTelemetry: false }],
     [{ SERVICE_NAME: '  Event Desk  ' }, { serviceName: 'Event Desk' }],
+    [{ RESPONSE_CACHE_MB: '0' }, { responseCacheMb: 0 }],
+    [{ RESPONSE_CACHE_MB: '256' }, { responseCacheMb: 256 }],
     [{ SERVICE_NAME: 'Ü'.repeat(60) }, { serviceName: 'Ü'.repeat(60) }],
     [{ SERVICE_NAME: '<script>alert(1)</script>' }, { serviceName: '<script>alert(1)</script>' }],
     [
@@ -119,6 +121,7 @@ describe('bad values: one line naming the variable and what is expected', () => 
     [{ MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' }, /^MAIL_FROM must/],
     [{ EXPLORER_TELEMETRY: 'yes' }, /^EXPLORER_TELEMETRY must be true or false, got "yes"$/],
     [{ SERVICE_NAME: '   ' }, /^SERVICE_NAME must be 1 to 60 printable characters, got " {3}"$/],
+    [{ RESPONSE_CACHE_MB: '-1' }, /^RESPONSE_CACHE_MB must be a whole number of megabytes from 0 to 4096, got "-1"$/],
     [{ SERVICE_NAME: 'x'.repeat(61) }, /^SERVICE_NAME must be 1 to 60 printable characters/],
     [{ SERVICE_NAME: 'Event\nDesk' }, /^SERVICE_NAME must .*, got "Event\\nDesk"$/],
     [{ SERVICE_NAME: 'Event\u0007Desk' }, /^SERVICE_NAME must/],

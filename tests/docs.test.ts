@@ -8,8 +8,8 @@ import { run } from '../src/cli/main.js';
 const guide = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const settings = Object.keys(parse(readFileSync(new URL('../.env.example', import.meta.url), 'utf8')));
-/** Named in the guide without being Roster settings: compose's database password, a shell variable. */
-const NOT_SETTINGS = ['POSTGRES_PASSWORD', 'RESTORED_URL'];
+/** Named in the guide without being Roster settings: compose's database password, a shell variable, Node's options. */
+const NOT_SETTINGS = ['POSTGRES_PASSWORD', 'RESTORED_URL', 'NODE_OPTIONS'];
 
 async function help(argv: string[]): Promise<string> {
   const stdout = new PassThrough();

@@ -1,5 +1,6 @@
 import { cli } from './helpers/cli.js';
-import { useSeededServer } from './helpers/fixtures.js';
+import { seedFixtures, useSeededServer } from './helpers/fixtures.js';
+import { startServer } from './helpers/harness.js';
 import { gql, SEED_QUERY } from './helpers/graphql.js';
 import { ndjson } from './helpers/ndjson.js';
 import { sqlDuring } from './helpers/sql.js';
@@ -141,4 +142,18 @@ test('the same document with other variables, operation or Accept header is a di
   expect(modern.headers.get('content-type')).toContain('application/graphql-response+json');
   const legacy = await gql(t.server, token, page, { slug: 'public-meetup', n: 2 });
   expect(legacy.headers.get('content-type')).toContain('application/json');
+});
+
+test('RESPONSE_CACHE_MB=0 turns replays off: every answer is computed', async () => {
+  const server = await startServer({ RESPONSE_CACHE_MB: '0' });
+  try {
+    const fx = await seedFixtures(server);
+    const ask = () => gql(server, fx.tokens.organizerUser, SEED_QUERY, VARS);
+    const first = await ask();
+    const again = await sqlDuring(server.db, ask);
+    expect(again.result.text).toBe(first.text);
+    expect(again.sql.some((s) => /\bregistrations\b/.test(s))).toBe(true);
+  } finally {
+    await server.close();
+  }
 });

@@ -21,8 +21,7 @@ interface Entry {
   operationName?: string;
 }
 
-/** Answers kept per instance, by bytes; a larger one (a rare huge page) is not kept at all. */
-const MAX_BYTES = 32 * 1024 * 1024;
+/** An answer larger than this (a rare huge page) is not kept at all. */
 const MAX_ENTRY_BYTES = 1024 * 1024;
 
 /** Everything an answer may depend on besides the data: who asks, with which grants, and how. */
@@ -42,10 +41,12 @@ const keyOf = (req: Request, viewer: Viewer): string =>
  * CORS, body limits) and spends the answer's cost from the owner's budget; Apollo runs only on a miss.
  * Only complete answers are kept: no errors, and no field that changes by itself (`rateLimit`).
  */
-export function responseCache(limiter: RateLimiter) {
+export function responseCache(limiter: RateLimiter, megabytes: number) {
+  const pass = (_req: Request, _res: Response, next: NextFunction) => next();
+  if (megabytes === 0) return pass;
   const cache = new LRUCache<string, Entry>({
-    maxSize: MAX_BYTES,
-    maxEntrySize: MAX_ENTRY_BYTES,
+    maxSize: megabytes * 1024 * 1024,
+    maxEntrySize: Math.min(MAX_ENTRY_BYTES, megabytes * 1024 * 1024),
     sizeCalculation: (entry, key) => (entry.body.length + key.length) * 2 + 256,
   });
 

@@ -103,7 +103,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     express.json({ limit: MAX_BODY_BYTES, verify: verifyUtf8 }),
     refuseBatches,
     // A replay answers its own If-None-Match; the hook Express's send consults is for Apollo's answers.
-    responseCache(deps.limiter),
+    responseCache(deps.limiter, deps.config.responseCacheMb),
     conditionalRequests,
     apolloMiddleware,
   );
