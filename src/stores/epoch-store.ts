@@ -1,3 +1,4 @@
+import { freshReads } from '../lib/fresh-reads.js';
 import { idleSqliteConnection, type Db } from './knex.js';
 
 /** The two counters the database's triggers bump (see the auth_epoch and data_epoch migrations). */
@@ -19,6 +20,9 @@ interface PooledClient {
 const READ = 'SELECT a.value AS auth, d.value AS data FROM auth_epoch a, data_epoch d WHERE a.id = 1 AND d.id = 1';
 
 export class EpochStore {
+  /** Concurrent requests share a read that started after they arrived: one round trip serves them all. */
+  private readonly sharedPgRead = freshReads(() => this.readPg());
+
   constructor(private readonly db: Db) {}
 
   /** Both values in one statement, as strings (PostgreSQL returns bigint as one). Every API request reads them. */
@@ -33,7 +37,7 @@ export class EpochStore {
             .from({ a: 'auth_epoch' })
             .crossJoin({ d: 'data_epoch' } as never)
             .where({ 'a.id': 1, 'd.id': 1 })
-        : await this.readPg();
+        : await this.sharedPgRead();
     if (!row) throw new Error('auth_epoch or data_epoch has no row: run the migrations');
     return { auth: String(row.auth), data: String(row.data) };
   }
