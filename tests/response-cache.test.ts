@@ -157,3 +157,23 @@ test('RESPONSE_CACHE_MB=0 turns replays off: every answer is computed', async ()
     await server.close();
   }
 });
+
+test('a request while a write transaction is open answers once it can, and the write shows after commit', async () => {
+  const token = t.fx.tokens.organizerUser;
+  await gql(t.server, token, SEED_QUERY, VARS);
+  const trx = await t.server.db.transaction();
+  let answered: Awaited<ReturnType<typeof gql>>;
+  try {
+    await trx('users').where({ email: 'pat@example.com' }).update({ name: 'Pat In Transaction' });
+    // On SQLite the request waits for the one connection; on PostgreSQL it reads what is committed.
+    const pending = gql(t.server, token, SEED_QUERY, VARS);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await trx.commit();
+    answered = await pending;
+  } catch (err) {
+    await trx.rollback();
+    throw err;
+  }
+  expect(answered.status).toBe(200);
+  expect(names(await gql(t.server, token, SEED_QUERY, VARS)).map((r) => r.name)).toContain('Pat In Transaction');
+});

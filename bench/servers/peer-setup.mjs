@@ -23,7 +23,9 @@ export async function peerSetup() {
   const bearer = createBearerResolver(stores, createAccessTokenLookup(identity));
   let n = 0;
   /** The GraphQL context for a request's Authorization header; throws on a bad token. */
-  const contextFor = async (authorization) =>
-    buildContext(await resolveAuthorization(bearer, authorization), services, String((n += 1)), {});
+  const contextFor = async (authorization) => {
+    const { viewer } = await resolveAuthorization(bearer, authorization);
+    return buildContext(viewer, services, String((n += 1)), {});
+  };
   return { config, contextFor };
 }

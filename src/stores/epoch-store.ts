@@ -1,3 +1,4 @@
+import { isSqlite } from '../lib/dialect.js';
 import { freshReads } from '../lib/fresh-reads.js';
 import { idleSqliteConnection, type Db } from './knex.js';
 
@@ -31,7 +32,8 @@ export class EpochStore {
     const conn = idleSqliteConnection(this.db);
     const row: Row = conn
       ? (conn.prepare(READ).get() as Row)
-      : this.db.isTransaction
+      : // SQLite's one connection busy (a transaction open on it) or not opened yet: wait for it through knex.
+        isSqlite(this.db) || this.db.isTransaction
         ? await this.db
             .first<Row>({ auth: 'a.value', data: 'd.value' })
             .from({ a: 'auth_epoch' })
