@@ -1,13 +1,11 @@
-import { hashPassword } from '../src/lib/secrets.js';
 import type { UserRow } from '../src/stores/types.js';
-import { accountSession, type AccountSession } from './helpers/account-session.js';
+import { signedInUser, type AccountSession } from './helpers/account-session.js';
 import { gql } from './helpers/graphql.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 
 // Every destructive account action is two steps: its confirmation page, then the confirmed POST. A POST
 // without `confirm=yes` only asks again, whoever sends it; the CSRF token and ownership are checked first.
 
-const PASSWORD = 'a long and careful passphrase';
 const VIEWER = '{ viewer { tokenKind } }';
 
 let server: TestServer;
@@ -25,12 +23,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   count += 1;
-  user = await server.stores.users.create({
-    email: `careful${count}@example.com`,
-    name: 'Carla',
-    passwordHash: await hashPassword(PASSWORD),
-  });
-  session = await accountSession(server.url, user.email!, PASSWORD);
+  ({ user, session } = await signedInUser(server, 'Carla'));
 });
 
 const newApp = (ownerId = user.id, name = `Door App ${count}`) =>
@@ -74,12 +67,7 @@ describe('deleting an app', () => {
     expect(without.text).toContain('This form has expired');
 
     // Another user's session and token, sent with this session's cookies.
-    const other = await server.stores.users.create({
-      email: `other${count}@example.com`,
-      name: 'Otto',
-      passwordHash: await hashPassword(PASSWORD),
-    });
-    const theirs = await accountSession(server.url, other.email!, PASSWORD);
+    const { session: theirs } = await signedInUser(server, 'Otto');
     const forged = await session.post(path, { _csrf: theirs.csrf, confirm: 'yes' });
     expect(forged.status).toBe(403);
     expect(await server.stores.apps.findByClientId(made.app.clientId)).toBeDefined();

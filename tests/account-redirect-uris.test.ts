@@ -1,12 +1,10 @@
 import { escapeHtml } from '../src/http/pages/html.js';
-import { hashPassword } from '../src/lib/secrets.js';
 import type { ClientAppRow, UserRow } from '../src/stores/types.js';
-import { accountSession, type AccountSession } from './helpers/account-session.js';
+import { signedInUser, type AccountSession } from './helpers/account-session.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 
 // Editing an app's redirect URIs on the account page: the rules of registration, and the provider follows at once.
 
-const PASSWORD = 'a long and careful passphrase';
 const OLD_URI = 'https://old.example/callback';
 const NEW_URI = 'https://new.example/callback';
 
@@ -26,12 +24,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   count += 1;
-  user = await server.stores.users.create({
-    email: `editor${count}@example.com`,
-    name: 'Edda',
-    passwordHash: await hashPassword(PASSWORD),
-  });
-  session = await accountSession(server.url, user.email!, PASSWORD);
+  ({ user, session } = await signedInUser(server, 'Edda'));
   ({ app } = await server.stores.apps.create({
     ownerId: user.id,
     name: 'Badge Printer',

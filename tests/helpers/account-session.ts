@@ -1,3 +1,7 @@
+import { hashPassword } from '../../src/lib/secrets.js';
+import type { Stores } from '../../src/stores/stores.js';
+import type { UserRow } from '../../src/stores/types.js';
+
 /** A signed-in session of the account pages as a plain HTTP client holds it: its cookies and the last CSRF token. */
 export interface AccountSession {
   /** The CSRF token of the last page that carried one. */
@@ -56,4 +60,21 @@ export async function accountSession(baseUrl: string, email: string, password: s
   if (login.status !== 303) throw new Error(`account sign-in answered ${login.status}`);
   await session.get('/account');
   return session;
+}
+
+const PASSWORD = 'a long and careful passphrase';
+let signedIn = 0;
+
+/** A new user with a password, signed in to the account pages: a fresh owner for each test. */
+export async function signedInUser(
+  server: { url: string; stores: Stores },
+  name: string,
+): Promise<{ user: UserRow; session: AccountSession }> {
+  signedIn += 1;
+  const user = await server.stores.users.create({
+    email: `${name.toLowerCase()}${signedIn}@example.com`,
+    name,
+    passwordHash: await hashPassword(PASSWORD),
+  });
+  return { user, session: await accountSession(server.url, user.email!, PASSWORD) };
 }
