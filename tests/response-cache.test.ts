@@ -1,3 +1,4 @@
+import { mintAccessToken } from '../src/identity/mint-token.js';
 import { cli } from './helpers/cli.js';
 import { seedFixtures, useSeededServer } from './helpers/fixtures.js';
 import { startServer } from './helpers/harness.js';
@@ -53,14 +54,29 @@ test('a repeated query is replayed byte for byte, with its headers, without read
 });
 
 test('another viewer, or the same user with fewer grants, never gets the answer cached for the first', async () => {
-  await gql(t.server, t.fx.tokens.organizerUser, SEED_QUERY, VARS);
+  const cached = await gql(t.server, t.fx.tokens.organizerUser, SEED_QUERY, VARS);
+  expect(cached.text).toContain('ann@example.com');
   // The other user organizes nothing: no registrations, whatever was cached for the organizer.
   const other = await gql(t.server, t.fx.tokens.otherUser, SEED_QUERY, VARS);
-  expect(JSON.stringify(other.body)).not.toContain('ann@example.com');
+  expect(other.text).not.toContain('ann@example.com');
+  // The organizer's app token acts for the same organizer, but app tokens never see emails.
   const organizerApp = await gql(t.server, t.fx.tokens.organizerApp, SEED_QUERY, VARS);
   expect(organizerApp.status).toBe(200);
+  expect(organizerApp.text).toContain('Ann Active');
+  expect(organizerApp.text).not.toContain('ann@example.com');
   const otherApp = await gql(t.server, t.fx.tokens.otherApp, SEED_QUERY, VARS);
-  expect(JSON.stringify(otherApp.body)).not.toContain('ann@example.com');
+  expect(otherApp.text).not.toContain('ann@example.com');
+
+  // The same user at the same app with fewer scopes: its own answer, not the wider token's.
+  const scopes = '{ viewer { scopes } }';
+  const wide = await gql(t.server, t.fx.tokens.organizerUser, scopes);
+  expect(wide.body.data).toEqual({ viewer: { scopes: ['openid', 'email', 'profile'] } });
+  const narrow = await mintAccessToken(t.server.provider, {
+    accountId: t.fx.organizer.uid,
+    clientId: t.fx.orgApp.clientId,
+    scope: 'openid',
+  });
+  expect((await gql(t.server, narrow.access_token, scopes)).body.data).toEqual({ viewer: { scopes: ['openid'] } });
 });
 
 test('a write by the CLI shows in the next answer', async () => {
