@@ -193,3 +193,24 @@ test('a request while a write transaction is open answers once it can, and the w
   expect(answered.status).toBe(200);
   expect(names(await gql(t.server, token, SEED_QUERY, VARS)).map((r) => r.name)).toContain('Pat In Transaction');
 });
+
+test('a flood of distinct requests cannot grow the replay cache past RESPONSE_CACHE_MB: the oldest are dropped', async () => {
+  const server = await startServer({ RESPONSE_CACHE_MB: '1' });
+  try {
+    const fx = await seedFixtures(server);
+    // Each request differs only in a comment of 60 kB: about 120 kB of key each, so 1 MB holds fewer than 10.
+    const padded = (i: number) => `# ${String(i).padStart(4, '0')}${'x'.repeat(60_000)}\n${SEED_QUERY}`;
+    const ask = (i: number) => gql(server, fx.tokens.organizerUser, padded(i), VARS);
+    const replayed = await sqlDuring(server.db, async () => {
+      await ask(0);
+      return ask(0);
+    });
+    expect(replayed.sql.filter((s) => /\bregistrations\b/.test(s))).toHaveLength(1); // the second was a replay
+    for (let i = 1; i <= 20; i += 1) expect((await ask(i)).status).toBe(200);
+    const again = await sqlDuring(server.db, () => ask(0));
+    expect(again.result.status).toBe(200);
+    expect(again.sql.some((s) => /\bregistrations\b/.test(s))).toBe(true); // dropped, so computed again
+  } finally {
+    await server.close();
+  }
+});
