@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { BearerResolver } from '../services/bearer.js';
 import { bearerApiCors } from '../http/cors.js';
 import type { RateLimiter } from '../services/rate-limit.js';
-import { requireViewer, viewerOf } from '../http/bearer-auth.js';
+import { requireApiScope, requireViewer, viewerOf } from '../http/bearer-auth.js';
 import type { Config } from '../config.js';
 import type { Services } from '../services/services.js';
 import { conditionalRequests } from './conditional.js';
@@ -98,6 +98,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
       next();
     },
     requireViewer(deps.resolver, 'graphql'),
+    requireApiScope,
     refuseSpentBudget(deps.limiter),
     requireJsonBody,
     express.json({ limit: MAX_BODY_BYTES, verify: verifyUtf8 }),

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { BearerError } from '../services/bearer-error.js';
+import { BearerError, insufficientScope } from '../services/bearer-error.js';
 import { resolveAuthorization, type BearerResolver } from '../services/bearer.js';
+import { API_SCOPE, mayReadApi } from '../services/policy.js';
 import type { Viewer } from '../services/viewer.js';
 import { sendJsonError } from './json-error.js';
 import { sendOAuthError } from './oauth-error.js';
@@ -32,4 +33,10 @@ export function requireViewer(resolver: BearerResolver, format: 'graphql' | 'oau
     }
     next();
   };
+}
+
+/** After requireViewer on the API: a user token without the API's scope is refused before anything runs. */
+export function requireApiScope(_req: Request, res: Response, next: NextFunction): void {
+  if (!mayReadApi(viewerOf(res))) return sendBearerError(res, insufficientScope(API_SCOPE), 'graphql');
+  next();
 }

@@ -5,7 +5,7 @@ import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rat
 import { requireViewer, sendBearerError, viewerOf } from '../http/bearer-auth.js';
 import { sendOAuthError } from '../http/oauth-error.js';
 import type { Services } from '../services/services.js';
-import { BearerError, invalidToken } from '../services/bearer-error.js';
+import { insufficientScope, invalidToken } from '../services/bearer-error.js';
 import { allClaims, claimsForScopes, pairwiseSubject } from './claims.js';
 import { USERINFO_PATH } from './provider.js';
 
@@ -30,8 +30,7 @@ export function userinfoRouter(deps: {
       const viewer = viewerOf(res);
       if (viewer.kind !== 'user') return sendBearerError(res, invalidToken(), 'oauth');
       if (!viewer.scopes.includes('openid')) {
-        const err = new BearerError(403, 'insufficient_scope', 'The token was not granted the openid scope.', 'openid');
-        return sendBearerError(res, err, 'oauth');
+        return sendBearerError(res, insufficientScope('openid'), 'oauth');
       }
       // One point from the same hourly budget as GraphQL.
       try {

@@ -29,3 +29,5 @@ export const malformedAuthorization = (): BearerError =>
   new BearerError(401, 'invalid_token', 'The Authorization header must be "Bearer <token>".');
 export const invalidToken = (): BearerError =>
   new BearerError(401, 'invalid_token', 'The access token is invalid, expired or revoked.');
+export const insufficientScope = (scope: string): BearerError =>
+  new BearerError(403, 'insufficient_scope', `The token was not granted the ${scope} scope.`, scope);

@@ -3,6 +3,14 @@ import type { Viewer } from './viewer.js';
 
 // The permission table of SPEC §3, in one place. Callers pass the event's organizer ids.
 
+/** The scope a user token needs to read the API as its user: the consent page lists the API under it alone. */
+export const API_SCOPE = 'openid';
+
+/** App tokens read with their own rights; a user token only when it was granted API_SCOPE. */
+export function mayReadApi(viewer: Viewer): boolean {
+  return viewer.kind === 'app' || viewer.scopes.includes(API_SCOPE);
+}
+
 /** The user whose organizer rights the token carries: the user, or an app token's owner. */
 export function actingUserId(viewer: Viewer): number {
   return viewer.kind === 'user' ? viewer.userId : viewer.ownerId;
