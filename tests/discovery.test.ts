@@ -1,7 +1,7 @@
 import { startServer, type TestServer } from './helpers/harness.js';
 
 // Discovery advertises only what a registered app can use: the authorization code flow with PKCE, refresh
-// tokens, and client_secret_basic (confidential apps) or none (public apps).
+// tokens, and client_secret_basic or client_secret_post (confidential apps) or none (public apps).
 
 let server: TestServer;
 let clientId: string;
@@ -27,8 +27,8 @@ test('discovery lists exactly the response types, grant types, modes and auth me
   expect(doc.response_types_supported).toEqual(['code']);
   expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
   expect(doc.response_modes_supported).toEqual(['form_post', 'fragment', 'query']);
-  expect(doc.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'none']);
-  expect(doc.revocation_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'none']);
+  expect(doc.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
+  expect(doc.revocation_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
   expect(doc.code_challenge_methods_supported).toEqual(['S256']);
   expect(doc).not.toHaveProperty('introspection_endpoint');
   expect(doc.claim_types_supported).toEqual(['normal']); // the provider's other defaults are kept

@@ -16,6 +16,8 @@ import { sendProviderPage } from '../http/pages/layout.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
 
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+
 export interface Identity {
   provider: Provider;
   pairwiseSalt: string;
@@ -52,11 +54,12 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       userinfo: { enabled: true },
     },
     routes: { userinfo: USERINFO_PATH },
-    // Only what an app can use (client-metadata.ts): the code flow, client_secret_basic or a public client.
+    // Only what an app can use (client-metadata.ts): the code flow; a confidential app's secret in the
+    // Authorization header or in the body (the provider takes either for an app registered with one), or none.
     responseTypes: ['code'],
-    clientAuthMethods: ['client_secret_basic', 'none'],
-    // Revocation authenticates the client the same way; RFC 8414's default (basic only) would omit `none`.
-    discovery: { revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'] },
+    clientAuthMethods: [...CLIENT_AUTH_METHODS],
+    // Revocation authenticates the client the same way; RFC 8414's default (basic only) would omit the others.
+    discovery: { revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS] },
     // Bad authorization requests get our page, in our style, saying what is wrong.
     renderError: async (ctx, out) => {
       const requestId = requestIdOf(ctx.res);
