@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
 import { viewerOf } from '../http/bearer-auth.js';
 import { sendJsonError } from '../http/json-error.js';
+import { nestsDeeperThan } from '../lib/json-depth.js';
 
 // The refusals below set no Cache-Control: the /graphql router has set it before any of these run.
 
@@ -13,11 +14,31 @@ export function requireJsonBody(req: Request, res: Response, next: NextFunction)
   sendJsonError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A POST to /graphql must have Content-Type: application/json.');
 }
 
-/** body-parser's verify hook: a body that is not UTF-8 is refused, not decoded into replacement characters. */
-export function verifyUtf8(_req: Request, _res: Response, body: Buffer): void {
-  if (!isUtf8(body)) {
-    throw Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400, expose: true });
+/** How deep a request's JSON may nest (the body, or a GET's variables and extensions): far past any real use. */
+export const MAX_JSON_DEPTH = 64;
+const TOO_DEEP = `The request body nests JSON deeper than ${MAX_JSON_DEPTH} levels.`;
+
+const refusal = (message: string) => Object.assign(new Error(message), { status: 400, expose: true });
+
+/**
+ * body-parser's verify hook: a body that is not UTF-8 is refused, not decoded into replacement characters;
+ * one nested past MAX_JSON_DEPTH is refused before it is parsed (the replay key and logs would walk it).
+ */
+export function verifyBody(_req: Request, _res: Response, body: Buffer): void {
+  if (!isUtf8(body)) throw refusal('The request body is not valid UTF-8.');
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw refusal(TOO_DEEP);
+}
+
+/** A GET's JSON parameters get the same depth bound as a POST body. */
+export function refuseDeepParameters(req: Request, res: Response, next: NextFunction): void {
+  if (req.method !== 'GET') return next();
+  const { variables, extensions } = req.query;
+  for (const value of [variables, extensions]) {
+    if (typeof value === 'string' && nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+      return sendJsonError(res, 400, 'BAD_REQUEST', TOO_DEEP);
+    }
   }
+  next();
 }
 
 /** One operation per request: a JSON array (a batch) gets a clear 400 instead of Apollo's terse one. */

@@ -17,7 +17,13 @@ import type { Services } from '../services/services.js';
 import { conditionalRequests } from './conditional.js';
 import { explorerAssets } from './explorer/assets.js';
 import { explorerPage } from './explorer/page.js';
-import { refuseBatches, refuseSpentBudget, requireJsonBody, verifyUtf8 } from './request-guards.js';
+import {
+  refuseBatches,
+  refuseDeepParameters,
+  refuseSpentBudget,
+  requireJsonBody,
+  verifyBody,
+} from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../http/locals.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
@@ -101,8 +107,9 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     requireApiScope,
     refuseSpentBudget(deps.limiter),
     requireJsonBody,
-    express.json({ limit: MAX_BODY_BYTES, verify: verifyUtf8 }),
+    express.json({ limit: MAX_BODY_BYTES, verify: verifyBody }),
     refuseBatches,
+    refuseDeepParameters,
     // A replay answers its own If-None-Match; the hook Express's send consults is for Apollo's answers.
     responseCache(deps.limiter, deps.config.responseCacheMb),
     conditionalRequests,
