@@ -16,6 +16,9 @@ import { sendProviderPage } from '../http/pages/layout.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
 
+/** How long a sign-in (login, then consent) may take from the authorization request on. */
+export const INTERACTION_TTL_SECONDS = 10 * 60;
+
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 
 export interface Identity {
@@ -80,7 +83,8 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       AuthorizationCode: 60,
       IdToken: 3600,
       Grant: GRANT_TTL_SECONDS,
-      Interaction: 3600,
+      // An abandoned sign-in costs a row until it expires: long enough to type a password, no longer.
+      Interaction: INTERACTION_TTL_SECONDS,
       // Never past its grant's end: a refresh token issued later in the grant's life gets what is left of it.
       // No request context when a token is saved outside one (oidc-provider's own default guards the same).
       RefreshToken: (ctx: KoaContextWithOIDC | undefined) => remainingGrantTtl(ctx?.oidc?.entities.Grant?.exp),
