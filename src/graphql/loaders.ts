@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Services } from '../services/services.js';
-import type { ClientAppRow, EventRow, UserRow } from '../stores/types.js';
+import type { EventRow, UserRow } from '../stores/types.js';
 
 /** Per-request batching: one SQL statement per kind of lookup, whatever the page size. */
 export function createLoaders(services: Services) {
@@ -24,10 +24,6 @@ export function createLoaders(services: Services) {
     registrationCount: new DataLoader<number, number>(async (eventIds) => {
       const counts = await services.registrations.counts(eventIds);
       return eventIds.map((id) => counts.get(id) ?? 0);
-    }),
-    appById: new DataLoader<number, ClientAppRow | null>(async (ids) => {
-      const rows = new Map((await services.apps.findByIds(ids)).map((a) => [a.id, a]));
-      return ids.map((id) => rows.get(id) ?? null);
     }),
   };
 }

@@ -59,7 +59,14 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
       // Unknown, rotated, or its app suspended (owner inactive): the same 401 for each.
       const app = await stores.apps.findByAppToken(token);
       if (!app) throw invalidToken();
-      const viewer: Viewer = { kind: 'app', appId: app.id, clientId: app.clientId, ownerId: app.ownerId, scopes: [] };
+      const viewer: Viewer = {
+        kind: 'app',
+        appId: app.id,
+        clientId: app.clientId,
+        appName: app.name,
+        ownerId: app.ownerId,
+        scopes: [],
+      };
       return { viewer, expiresAt: Infinity };
     }
     const info = await lookupAccessToken(token);
@@ -73,6 +80,7 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
       uid: info.accountId,
       appId: subject.appId,
       clientId: info.clientId,
+      appName: subject.appName,
       scopes: info.scopes,
     };
     return { viewer, expiresAt: info.expiresAt };

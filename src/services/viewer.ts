@@ -9,6 +9,8 @@ export interface UserViewer {
   /** The client app the token was issued to. */
   appId: number;
   clientId: string;
+  /** Its name as the lookup read it: answers that show it are keyed by it. */
+  appName: string;
   scopes: string[];
 }
 
@@ -16,7 +18,14 @@ export interface AppViewer {
   kind: 'app';
   appId: number;
   clientId: string;
+  appName: string;
   /** users.id of the app's owner. */
   ownerId: number;
   scopes: string[];
+}
+
+/** The app a token speaks through, as `viewer { app }` shows it. */
+export interface ViewerAppModel {
+  clientId: string;
+  name: string;
 }

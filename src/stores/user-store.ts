@@ -25,6 +25,7 @@ export interface TokenSubject {
   userId: number;
   activationState: ActivationState;
   appId: number;
+  appName: string;
 }
 
 /** The one mapping of user fields to columns: the fields given, and nothing else. */
@@ -93,12 +94,13 @@ export class UserStore {
       .join('users as owner', 'owner.id', 'a.owner_id')
       .where('u.uid', uid)
       .andWhere('owner.activation_state', 'active')
-      .first('u.id as user_id', 'u.activation_state', 'a.id as app_id');
+      .first('u.id as user_id', 'u.activation_state', 'a.id as app_id', 'a.name as app_name');
     if (!row) return undefined;
     return {
       userId: Number(row.user_id),
       activationState: row.activation_state as ActivationState,
       appId: Number(row.app_id),
+      appName: String(row.app_name),
     };
   }
 

@@ -3,11 +3,7 @@ import type { ViewerAppResolvers, ViewerResolvers, ViewerUserResolvers } from '.
 export const Viewer: ViewerResolvers = {
   tokenKind: (viewer) => (viewer.kind === 'user' ? 'USER' : 'APP'),
   user: (viewer, _args, { loaders }) => (viewer.kind === 'user' ? loaders.userById.load(viewer.userId) : null),
-  async app(viewer, _args, { loaders }) {
-    const app = await loaders.appById.load(viewer.appId);
-    if (!app) throw new Error(`app ${viewer.appId} of a resolved token is gone`);
-    return app;
-  },
+  app: (viewer) => ({ clientId: viewer.clientId, name: viewer.appName }),
   scopes: (viewer) => viewer.scopes,
 };
 
