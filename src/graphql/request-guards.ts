@@ -7,11 +7,24 @@ import { nestsDeeperThan } from '../lib/json-depth.js';
 
 // The refusals below set no Cache-Control: the /graphql router has set it before any of these run.
 
-/** A POST body must be JSON (GraphQL over HTTP): anything else is 415 before it is read. */
+/** The charset a Content-Type names, lower-cased; undefined when it names none. */
+const charsetOf = (type: string | undefined) => /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type ?? '')?.[1]?.toLowerCase();
+
+/**
+ * A POST body must be JSON in UTF-8 (GraphQL over HTTP): anything else is 415 before it is read. The body
+ * parser would decode UTF-7 or UTF-16 too, past the checks that read the raw bytes.
+ */
 export function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
-  if (req.method !== 'POST' || req.is('application/json')) return next();
+  if (req.method !== 'POST') return next();
+  const charset = charsetOf(req.headers['content-type']);
+  if (req.is('application/json') && (charset === undefined || charset === 'utf-8' || charset === 'utf8')) return next();
   res.set('Accept-Post', 'application/json');
-  sendJsonError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A POST to /graphql must have Content-Type: application/json.');
+  sendJsonError(
+    res,
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    'A POST to /graphql must have Content-Type: application/json (in UTF-8).',
+  );
 }
 
 /** How deep a request's JSON may nest (the body, or a GET's variables and extensions): far past any real use. */
@@ -32,9 +45,10 @@ export function verifyBody(_req: Request, _res: Response, body: Buffer): void {
 /** A GET's JSON parameters get the same depth bound as a POST body. */
 export function refuseDeepParameters(req: Request, res: Response, next: NextFunction): void {
   if (req.method !== 'GET') return next();
-  const { variables, extensions } = req.query;
-  for (const value of [variables, extensions]) {
-    if (typeof value === 'string' && nestsDeeperThan(value, MAX_JSON_DEPTH)) {
+  // Read as Apollo reads them (every value, however many parameters come before), not from req.query.
+  const search = new URLSearchParams(req.originalUrl.slice(req.originalUrl.indexOf('?') + 1 || req.originalUrl.length));
+  for (const name of ['variables', 'extensions']) {
+    if (search.getAll(name).some((value) => nestsDeeperThan(value, MAX_JSON_DEPTH))) {
       return sendJsonError(res, 400, 'BAD_REQUEST', TOO_DEEP);
     }
   }

@@ -67,3 +67,34 @@ test.each(['variables', 'extensions'])('a GET with %s nested 1,000 levels deep: 
   });
   await expectTooDeep(res);
 });
+
+test.each(['utf-7', 'utf-16le', 'UTF-16', 'latin1'])(
+  'a body declared as %s is refused with 415 before it is decoded past the depth check',
+  async (charset) => {
+    // In UTF-7 every bracket is spelled with letters: a byte scan would count none of them.
+    const utf7Brackets = `+${Buffer.from('['.repeat(15_000), 'utf16le').swap16().toString('base64').replace(/=+$/, '')}-`;
+    const res = await fetch(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.fx.tokens.organizerUser}`,
+        'Content-Type': `application/json; charset=${charset}`,
+        Accept: 'application/json',
+      },
+      body: `{"query":"{ viewer { tokenKind } }","extensions":{"v":${utf7Brackets}${']'.repeat(15_000)}}}`,
+      signal: AbortSignal.timeout(ANSWER_MS),
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as ErrorBody).errors[0]!.extensions.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  },
+);
+
+test('a GET cannot hide deep variables behind a thousand other parameters', async () => {
+  const junk = Array.from({ length: 1200 }, () => 'a').join('&');
+  const query = encodeURIComponent('{ viewer { tokenKind } }');
+  const url = `${t.server.url}/graphql?${junk}&query=${query}&extensions=${encodeURIComponent(`{"v":${nested(500)}}`)}`;
+  const res = await fetch(url, {
+    headers: { Authorization: `Bearer ${t.fx.tokens.organizerUser}`, Accept: 'application/json' },
+    signal: AbortSignal.timeout(ANSWER_MS),
+  });
+  await expectTooDeep(res);
+});
