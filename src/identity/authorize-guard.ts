@@ -2,25 +2,29 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AuthorizeThrottle } from '../services/authorize-throttle.js';
 import { sendErrorPage } from '../http/pages/error-page.js';
 
-/** The provider's authorization endpoint (oidc-provider's default route); /auth/:uid resumes and is not guarded. */
-export const AUTHORIZE_PATH = '/auth';
+/**
+ * The provider's routes that store a row for an anonymous request: the authorization endpoint (an
+ * interaction) and the end-session endpoint (a session). /auth/:uid resumes a sign-in and is not guarded.
+ */
+export const GUARDED_PATHS = ['/auth', '/session/end'];
 /** Longest value of one authorization parameter: far above a random state or nonce, far below a flood. */
 export const MAX_AUTHORIZE_PARAMETER = 2048;
 /** Largest authorization request (its query string, or its form body), in bytes. */
 export const MAX_AUTHORIZE_REQUEST = 8 * 1024;
 
-/** The first parameter of a GET authorization request longer than the cap, if any. */
+/** The first query parameter longer than the cap, if any: read as the provider reads them, every one of them. */
 function overlongParameter(req: Request): string | undefined {
-  for (const [name, value] of Object.entries(req.query)) {
-    const values = Array.isArray(value) ? value : [value];
-    if (values.some((v) => typeof v !== 'string' || v.length > MAX_AUTHORIZE_PARAMETER)) return name;
+  const at = req.originalUrl.indexOf('?');
+  if (at === -1) return undefined;
+  for (const [name, value] of new URLSearchParams(req.originalUrl.slice(at + 1))) {
+    if (value.length > MAX_AUTHORIZE_PARAMETER) return name;
   }
   return undefined;
 }
 
 /**
- * In front of the provider's authorization endpoint, which stores an interaction for every request that
- * reaches it, cookies or not: oversized requests are refused unread and each client address is throttled
+ * In front of the provider's routes in GUARDED_PATHS, which store a row for every request that reaches
+ * them, cookies or not: oversized requests are refused unread and each client address is throttled
  * before anything is stored.
  */
 export function authorizeGuard(throttle: AuthorizeThrottle) {
@@ -44,7 +48,7 @@ export function authorizeGuard(throttle: AuthorizeThrottle) {
       const wait = await throttle.take(req.ip ?? '');
       if (wait !== undefined) {
         res.set('Retry-After', String(wait));
-        const description = `Too many sign-in requests from your network: try again in ${wait} seconds.`;
+        const description = `Too many sign-in or sign-out requests from your network: try again in ${wait} seconds.`;
         return sendErrorPage(res, 429, { error: 'rate_limited', description, requestId: res.locals.requestId });
       }
     } catch (err) {

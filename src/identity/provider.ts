@@ -41,6 +41,8 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     scopes: [...SUPPORTED_SCOPES],
     features: {
       devInteractions: { enabled: false },
+      // Pushed authorization requests: no app here needs them, and /request would store requests unthrottled.
+      pushedAuthorizationRequests: { enabled: false },
       // Bearer tokens only: /graphql and userinfo do not verify DPoP proofs.
       dPoP: { enabled: false },
       // Only the app a token was issued to may revoke it; for any other the answer is the same 200 (RFC 7009).

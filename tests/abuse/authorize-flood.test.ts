@@ -92,9 +92,54 @@ test('one address is throttled before anything is stored; another address is not
   expect(tally(answers)).toEqual({ 303: LIMIT, 429: 8 });
   const refused = answers.find((r) => r.status === 429)!;
   expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-  expect(await refused.text()).toContain('Too many sign-in requests');
+  expect(await refused.text()).toContain('Too many sign-in or sign-out requests');
   expect(await countInteractions()).toBe(before + LIMIT);
 
   const elsewhere = await authorize(authorizationParams(client), '203.0.113.10');
   expect(elsewhere.status).toBe(303);
+});
+
+test('a long parameter hidden behind a thousand others is still refused', async () => {
+  const params = authorizationParams(client);
+  params.set('state', 'x'.repeat(3000));
+  const junk = Array.from({ length: 1200 }, () => 'a').join('&');
+  const res = await fetch(`${server.url}/auth?${junk}&${params}`, {
+    redirect: 'manual',
+    headers: { 'X-Forwarded-For': '198.51.100.5' },
+    signal: AbortSignal.timeout(ANSWER_MS),
+  });
+  expect(res.status).toBe(400);
+  expect(await res.text()).toContain('state is longer than 2048 characters');
+});
+
+test('pushed authorization requests are off: /request stores nothing and discovery does not offer it', async () => {
+  const doc = (await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+  expect(doc.pushed_authorization_request_endpoint).toBeUndefined();
+  const before = (await stored()).length;
+  const params = authorizationParams(client);
+  params.set('state', 'x'.repeat(50_000));
+  const res = await fetch(`${server.url}/request`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: params,
+    signal: AbortSignal.timeout(ANSWER_MS),
+  });
+  expect(res.status).toBe(404);
+  expect((await stored()).length).toBe(before);
+});
+
+test('a flood of anonymous /session/end from one address stores no more than its budget of sessions', async () => {
+  const from = '203.0.113.77';
+  const sessions = async () => (await stored()).filter((r) => r.model === 'Session').length;
+  const before = await sessions();
+  const answers = await Promise.all(
+    Array.from({ length: LIMIT + 5 }, () =>
+      fetch(`${server.url}/session/end`, {
+        headers: { 'X-Forwarded-For': from },
+        signal: AbortSignal.timeout(ANSWER_MS),
+      }),
+    ),
+  );
+  expect(tally(answers)[429]).toBe(5);
+  expect(await sessions()).toBeLessThanOrEqual(before + LIMIT);
 });
