@@ -2,6 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Stores } from '../../stores/stores.js';
 import type { EventRow, Page, UserRow } from '../../stores/types.js';
+import { jsonText } from '../validation.js';
 import type { ImportCounts } from './ndjson-import.js';
 
 /** Rows per keyset page: memory stays at one page whatever the table's size. */
@@ -66,12 +67,14 @@ export class NdjsonExporter {
 async function* lines(tx: Stores, counts: ImportCounts): AsyncGenerator<string> {
   for await (const users of pages((first, after) => tx.users.page(first, after))) {
     counts.users += users.length;
-    yield users.map((u) => `${JSON.stringify(userRecord(u))}\n`).join('');
+    // Names and URLs are users' own (and may predate the rule against control characters): jsonText keeps a
+    // terminal (`roster export` writes to stdout by default) from acting on them, the values unchanged.
+    yield users.map((u) => `${jsonText(userRecord(u))}\n`).join('');
   }
   for await (const events of pages((first, after) => tx.events.page(first, after))) {
     const organizers = await tx.events.organizerUids(events.map((e) => e.id));
     counts.events += events.length;
-    yield events.map((e) => `${JSON.stringify(eventRecord(e, organizers.get(e.id)!))}\n`).join('');
+    yield events.map((e) => `${jsonText(eventRecord(e, organizers.get(e.id)!))}\n`).join('');
   }
   for await (const registrations of pages((first, after) => tx.registrations.everyPage(first, after))) {
     counts.registrations += registrations.length;

@@ -69,7 +69,11 @@ const missing = (what: string, key: string) => `${what} "${key}" is not defined 
 /** Map key of a user reference: emails compare case-insensitively. */
 const refKey = (key: string) => (key.includes('@') ? key.toLowerCase() : key);
 
-const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+/** How many characters of a bad line's reason are kept (a reason may quote the line's values). */
+const MAX_REASON = 500;
+
+/** A bad line's reason: one line, bounded, printable (the rules quote values only that way; this is the backstop). */
+const reasonOf = (err: unknown) => v.printable(err instanceof Error ? err.message : String(err), MAX_REASON);
 
 /** `roster import`: NDJSON users, events and registrations, as upserts. */
 export class NdjsonImporter {

@@ -26,7 +26,8 @@ const REGISTRATION_FIELDS = new Set(['type', 'event', 'user']);
 
 function only(obj: Record<string, unknown>, allowed: Set<string>): void {
   const extra = Object.keys(obj).find((k) => !allowed.has(k));
-  if (extra) throw new InvalidInput(`unknown field "${extra}"`);
+  // The name is the file's: quoted printable and cut short, never echoed raw.
+  if (extra !== undefined) throw new InvalidInput(`unknown field ${v.quoted(extra)}`);
 }
 
 /** `undefined` when absent (leave as stored), null when explicitly null (clear), else checked. */
