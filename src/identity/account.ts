@@ -1,6 +1,7 @@
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Csrf } from '../http/csrf.js';
+import { appChangeRefusal, type AppChangeThrottle } from '../services/app-change-throttle.js';
 import { Conflict, InvalidInput, type DomainError } from '../services/errors.js';
 import type { Services } from '../services/services.js';
 import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
@@ -33,6 +34,8 @@ interface Deps {
   signIn: SignIn;
   csrf: Csrf;
   secure: boolean;
+  /** Counts each user's app registrations and edits (in the database, shared by every instance). */
+  appChanges: AppChangeThrottle;
 }
 
 /** The form's names for the services' fields. */
@@ -52,7 +55,7 @@ interface Signed {
 
 /** Account settings at /account: sign in, register and manage apps, revoke authorizations. */
 export function accountRouter(deps: Deps): Router {
-  const { services, signIn, csrf, secure } = deps;
+  const { services, signIn, csrf, secure, appChanges } = deps;
   const cookieName = secure ? '__Secure-roster.account' : 'roster.account';
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/account' };
   const router = express.Router();
@@ -113,6 +116,18 @@ export function accountRouter(deps: Deps): Router {
     return who;
   };
 
+  /**
+   * Counts one app change by the user before it is made: the reservation (to give back when the service
+   * refuses the input), or undefined once `refuse` has answered 429 with Retry-After and a one-line reason.
+   */
+  const reserveChange = async (res: Response, who: Signed, refuse: (reason: string) => Promise<void> | void) => {
+    const change = await appChanges.reserve(who.user.id);
+    if (change.allowed) return change;
+    res.set('Retry-After', String(change.retryAfter));
+    await refuse(appChangeRefusal(change.retryAfter));
+    return undefined;
+  };
+
   /** The signed-in user's own app; anyone else's (or none) is the same 404. */
   const ownApp = async (req: Request, res: Response, who: Signed) => {
     const app = await services.apps.findOwned(who.user.id, String(req.params.id));
@@ -158,6 +173,8 @@ export function accountRouter(deps: Deps): Router {
       redirectUris: typeof body.redirect_uris === 'string' ? body.redirect_uris : '',
       type: body.type === 'public' ? 'public' : 'confidential',
     };
+    const change = await reserveChange(res, who, (error) => dashboard(req, res, who, { status: 429, error, form }));
+    if (!change) return;
     try {
       const made = await services.apps.create({
         ownerId: who.user.id,
@@ -176,8 +193,10 @@ export function accountRouter(deps: Deps): Router {
         }),
       );
     } catch (err) {
-      if (!(err instanceof InvalidInput)) throw err;
-      await dashboard(req, res, who, { status: 400, error: sentence(err), form });
+      // Past MAX_APPS_PER_USER is a Conflict: the form stays filled in, for after a delete.
+      if (!(err instanceof InvalidInput || err instanceof Conflict)) throw err;
+      await change.refused();
+      await dashboard(req, res, who, { status: err instanceof Conflict ? 409 : 400, error: sentence(err), form });
     }
   });
 
@@ -203,17 +222,25 @@ export function accountRouter(deps: Deps): Router {
     });
   };
 
+  /** A refused change of an app that is not a form of its own: the dashboard with the reason. */
+  const refuseOnDashboard = (req: Request, res: Response, who: Signed) => (error: string) =>
+    dashboard(req, res, who, { status: 429, error });
+
   appAction('secret', async (req, res, who, app) => {
+    const change = await reserveChange(res, who, refuseOnDashboard(req, res, who));
+    if (!change) return;
     try {
       const clientSecret = await services.apps.rotateClientSecret(app);
       sendPage(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
     } catch (err) {
       if (!(err instanceof Conflict)) throw err;
+      await change.refused();
       await dashboard(req, res, who, { status: 400, error: sentence(err) });
     }
   });
 
-  appAction('token', async (_req, res, _who, app) => {
+  appAction('token', async (req, res, who, app) => {
+    if (!(await reserveChange(res, who, refuseOnDashboard(req, res, who)))) return;
     const appToken = await services.apps.rotateAppToken(app);
     sendPage(res, 200, credentialsPage({ app, title: `New app token for ${app.name}`, appToken }));
   });
@@ -245,11 +272,14 @@ export function accountRouter(deps: Deps): Router {
     if (!app) return;
     const typed = (req.body as Record<string, unknown>).redirect_uris;
     const redirectUris = typeof typed === 'string' ? typed : '';
+    const change = await reserveChange(res, who, (error) => editForm(req, res, who, app, 429, error, redirectUris));
+    if (!change) return;
     try {
       await services.apps.update(app, { redirectUris: redirectUris.split(/\r?\n/) });
       res.redirect(303, '/account?done=edited');
     } catch (err) {
       if (!(err instanceof InvalidInput)) throw err;
+      await change.refused();
       editForm(req, res, who, app, 400, sentence(err), redirectUris);
     }
   });

@@ -37,7 +37,7 @@ export function createMetrics(db: Db) {
   });
   const rejections = new Counter({
     name: 'roster_rejections_total',
-    help: 'Requests refused by a limit: rate_limit (points spent), login_throttle (failed sign-ins), reset_throttle (reset mails), authorize_throttle (authorization requests per address), timeout',
+    help: 'Requests refused by a limit: rate_limit (points spent), login_throttle (failed sign-ins), reset_throttle (reset mails), authorize_throttle (sign-in and sign-out requests per address), app_change_throttle (app changes per user), timeout',
     labelNames: ['reason'] as const,
     registers: [registry],
   });

@@ -6,6 +6,17 @@ import * as v from './validation.js';
 
 const MAX_REDIRECT_URIS = 10;
 
+/** Apps an owner may have unless configured (MAX_APPS_PER_USER). */
+export const DEFAULT_MAX_APPS_PER_USER = 25;
+
+/** What the app rules depend on in this deployment. */
+export interface AppRules {
+  /** NODE_ENV=production: redirect URIs must be https except on a loopback host. */
+  production: boolean;
+  /** The most apps one owner may have (MAX_APPS_PER_USER), whoever registers them: account pages or CLI. */
+  maxAppsPerUser: number;
+}
+
 /** What an operator changes of an app: a new name, and the redirect URIs replaced, added or removed. */
 export interface AppUpdateInput {
   name?: string;
@@ -16,12 +27,15 @@ export interface AppUpdateInput {
 }
 
 /** Blank entries and repeats dropped; then 1 to MAX_REDIRECT_URIS valid URIs. */
-function redirectUris(list: readonly string[]): string[] {
+function redirectUris(list: readonly string[], production: boolean): string[] {
   const uris = [...new Set(list.map((u) => u.trim()).filter(Boolean))];
   if (uris.length === 0) throw new InvalidInput('enter at least one redirect URI');
   if (uris.length > MAX_REDIRECT_URIS) throw new InvalidInput(`at most ${MAX_REDIRECT_URIS} redirect URIs`);
-  return uris.map((u) => v.redirectUri(u));
+  return uris.map((u) => v.redirectUri(u, 'redirect_uri', { production }));
 }
+
+/** An app's name: one line of printable text, 1 to 200 characters. */
+const appName = (name: string) => v.text(name.trim(), 'name', 200);
 
 /** A new client app as its owner (the account pages) or an operator (the CLI) describes it. */
 export interface NewAppInput {
@@ -36,7 +50,10 @@ export interface NewAppInput {
 }
 
 export class AppService {
-  constructor(private readonly stores: Stores) {}
+  constructor(
+    private readonly stores: Stores,
+    private readonly rules: AppRules = { production: false, maxAppsPerUser: DEFAULT_MAX_APPS_PER_USER },
+  ) {}
 
   findByClientId(clientId: string): Promise<ClientAppRow | undefined> {
     return this.stores.apps.findByClientId(clientId);
@@ -45,13 +62,10 @@ export class AppService {
   /** Like findByClientId, but an app that does not exist is a NotFound. */
   async getByClientId(clientId: string): Promise<ClientAppRow> {
     const app = await this.stores.apps.findByClientId(clientId);
-    if (!app) throw new NotFound(`no app with client id ${clientId}`);
+    if (!app) throw new NotFound(`no app with client id ${v.printable(clientId)}`);
     return app;
   }
 
-  findByIds(ids: readonly number[]): Promise<ClientAppRow[]> {
-    return this.stores.apps.findByIds(ids);
-  }
 
   listOwned(ownerId: number): Promise<ClientAppRow[]> {
     return this.stores.apps.listByOwner(ownerId);
@@ -63,16 +77,22 @@ export class AppService {
     return this.stores.apps.findOwned(ownerId, Number(id));
   }
 
-  /** Registers the app; its secret (when confidential) and app token are in the answer, and nowhere else. */
+  /**
+   * Registers the app; its secret (when confidential) and app token are in the answer, and nowhere else.
+   * An owner who has MAX_APPS_PER_USER apps already (suspended ones included) gets a Conflict, also when
+   * registrations race: the store checks the count in the transaction that inserts.
+   */
   async create(input: NewAppInput): Promise<CreatedClientApp> {
-    const name = v.text(input.name.trim(), 'name', 200);
-    return this.stores.apps.create({
+    const { maxAppsPerUser } = this.rules;
+    const made = await this.stores.apps.createWithin(maxAppsPerUser, {
       ownerId: input.ownerId,
-      name,
-      redirectUris: redirectUris(input.redirectUris),
+      name: appName(input.name),
+      redirectUris: redirectUris(input.redirectUris, this.rules.production),
       confidential: input.confidential ?? true,
       clientId: input.clientId,
     });
+    if (!made) throw new Conflict(`an account may have at most ${maxAppsPerUser} apps; delete one to register another`);
+    return made;
   }
 
   /** A new app token; the old ones stop working at once. */
@@ -106,11 +126,14 @@ export class AppService {
     const base = replace ?? app.redirectUris;
     const missing = remove.find((u) => !base.includes(u.trim()));
     if (missing !== undefined)
-      throw new InvalidInput(`${missing} is not a redirect URI of the app`, 'remove_redirect_uri');
+      throw new InvalidInput(`${v.quoted(missing)} is not a redirect URI of the app`, 'remove_redirect_uri');
     const uris = [...base.filter((u) => !remove.some((r) => r.trim() === u)), ...add];
     const fields = {
-      name: name === undefined ? undefined : v.text(name.trim(), 'name', 200),
-      redirectUris: replace === undefined && add.length === 0 && remove.length === 0 ? undefined : redirectUris(uris),
+      name: name === undefined ? undefined : appName(name),
+      redirectUris:
+        replace === undefined && add.length === 0 && remove.length === 0
+          ? undefined
+          : redirectUris(uris, this.rules.production),
     };
     await this.stores.apps.update(app.id, fields);
     return (await this.stores.apps.findByClientId(app.clientId)) ?? app;

@@ -1,5 +1,5 @@
 import type { Stores } from '../stores/stores.js';
-import { AppService } from './app-service.js';
+import { AppService, DEFAULT_MAX_APPS_PER_USER, type AppRules } from './app-service.js';
 import { EventService } from './event-service.js';
 import { GrantService } from './grant-service.js';
 import { NdjsonExporter } from './import/ndjson-export.js';
@@ -18,9 +18,18 @@ export interface Services {
   exporter: NdjsonExporter;
 }
 
-export function createServices(stores: Stores): Services {
+/**
+ * The deployment's rules the services apply, from the config (`production`, `maxAppsPerUser`): where
+ * services are built (the app, the CLI). Left out, they are development's and the defaults.
+ */
+export type ServiceRules = AppRules;
+
+export function createServices(
+  stores: Stores,
+  rules: ServiceRules = { production: false, maxAppsPerUser: DEFAULT_MAX_APPS_PER_USER },
+): Services {
   const users = new UserService(stores);
-  const apps = new AppService(stores);
+  const apps = new AppService(stores, rules);
   return {
     users,
     events: new EventService(stores, users),

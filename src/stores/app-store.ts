@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import { isSqlite } from '../lib/dialect.js';
 import { APP_TOKEN_PREFIX, CLIENT_SECRET_PREFIX } from '../lib/ids.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Db } from './knex.js';
@@ -20,13 +22,16 @@ export interface CreatedClientApp {
   appToken: string;
 }
 
+/** Thrown to roll back an insert that took the owner past the cap. */
+class OverTheCap extends Error {}
+
+async function ownedCount(trx: Knex.Transaction, ownerId: number): Promise<number> {
+  const row = await trx('client_apps').where({ owner_id: ownerId }).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
 export class AppStore {
   constructor(private readonly db: Db) {}
-
-  async findByIds(ids: readonly number[]): Promise<ClientAppRow[]> {
-    if (ids.length === 0) return [];
-    return (await this.db('client_apps').whereIn('id', ids)).map(toClientApp);
-  }
 
   async findByClientId(clientId: string): Promise<ClientAppRow | undefined> {
     const row = await this.db('client_apps').where({ client_id: clientId }).first();
@@ -56,27 +61,51 @@ export class AppStore {
 
   /** Creates the app with a secret (when confidential) and an app token; both returned once. */
   async create(input: NewClientApp, now = Date.now()): Promise<CreatedClientApp> {
+    return (await this.insert(input, now, Infinity))!;
+  }
+
+  /**
+   * Like create, but only while the owner has fewer than `max` apps: undefined when they have that many.
+   * Registrations racing each other never pass the cap together: on PostgreSQL each first locks the owner's
+   * row, so they take turns; on SQLite the insert comes first and takes the one write lock. Each then counts
+   * the owner's apps, its own included, and rolls back when that is over `max`.
+   */
+  createWithin(max: number, input: NewClientApp, now = Date.now()): Promise<CreatedClientApp | undefined> {
+    return this.insert(input, now, max);
+  }
+
+  private async insert(input: NewClientApp, now: number, max: number): Promise<CreatedClientApp | undefined> {
     const confidential = input.confidential ?? true;
     const clientSecret = confidential ? randomToken(CLIENT_SECRET_PREFIX) : null;
     const appToken = randomToken(APP_TOKEN_PREFIX);
-    const app = await this.db.transaction(async (trx) => {
-      const [row] = await trx('client_apps')
-        .insert({
-          client_id: input.clientId ?? randomToken('', 16),
-          owner_id: input.ownerId,
-          name: input.name,
-          redirect_uris: JSON.stringify(input.redirectUris),
-          client_secret_hash: clientSecret ? sha256(clientSecret) : null,
-          grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('*');
-      const created = toClientApp(row);
-      await trx('app_tokens').insert({ app_id: created.id, token_hash: sha256(appToken), created_at: now });
-      return created;
-    });
-    return { app, clientSecret, appToken };
+    const capped = Number.isFinite(max);
+    const app = await this.db
+      .transaction(async (trx) => {
+        if (capped && !isSqlite(this.db)) {
+          await trx('users').where({ id: input.ownerId }).forNoKeyUpdate().first('id');
+        }
+        const [row] = await trx('client_apps')
+          .insert({
+            client_id: input.clientId ?? randomToken('', 16),
+            owner_id: input.ownerId,
+            name: input.name,
+            redirect_uris: JSON.stringify(input.redirectUris),
+            client_secret_hash: clientSecret ? sha256(clientSecret) : null,
+            grant_types: JSON.stringify(['authorization_code', 'refresh_token']),
+            created_at: now,
+            updated_at: now,
+          })
+          .returning('*');
+        if (capped && (await ownedCount(trx, input.ownerId)) > max) throw new OverTheCap();
+        const created = toClientApp(row);
+        await trx('app_tokens').insert({ app_id: created.id, token_hash: sha256(appToken), created_at: now });
+        return created;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof OverTheCap) return undefined;
+        throw err;
+      });
+    return app && { app, clientSecret, appToken };
   }
 
   /** Replaces every app token of the app with a new one; the old ones stop working at once. */
