@@ -15,6 +15,19 @@ const appJson = (app: ClientAppRow, owner: UserRow | undefined) => ({
   updated_at: isoOrNull(app.updatedAt),
 });
 
+/**
+ * What `app create` tells people: the client id, then each secret shown once on a labelled line of its own
+ * (only their hashes are kept: an operator who did not ask for --json must not lose them).
+ */
+export const createdText = (clientId: string, clientSecret: string | null, appToken: string): string =>
+  [
+    `created app ${clientId}`,
+    clientSecret === null
+      ? 'client secret: none (a public client signs in with PKCE)'
+      : `client secret (shown once): ${clientSecret}`,
+    `app token (shown once): ${appToken}`,
+  ].join('\n');
+
 interface AppUpdateOptions {
   json?: boolean;
   client: string;
@@ -59,7 +72,7 @@ export function registerApp(program: Command, run: Run): void {
           redirect_uris: made.app.redirectUris,
           owner: owner.uid,
         };
-        return { json, human: `created app ${made.app.clientId}; secret and app token (shown once) in --json` };
+        return { json, human: createdText(made.app.clientId, made.clientSecret, made.appToken) };
       }),
     );
   app
