@@ -1,3 +1,4 @@
+import { isRowId } from '../lib/ids.js';
 import { BadUserInputError } from './errors.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -15,7 +16,8 @@ export function decodeCursor(cursor: string, argument = 'after', kind: CursorKin
   const prefix = `${kind}:`;
   const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
   const id = text.startsWith(prefix) ? Number(text.slice(prefix.length)) : NaN;
-  if (!Number.isSafeInteger(id) || id < 0 || encodeCursor(id, kind) !== cursor) {
+  // A row id the column can hold (1..MAX_ROW_ID), in the one spelling encodeCursor writes.
+  if (!isRowId(id) || encodeCursor(id, kind) !== cursor) {
     throw new BadUserInputError(`\`${argument}\` is not a cursor this API gave out.`, argument);
   }
   return id;

@@ -3,6 +3,7 @@ import type { Stores } from '../stores/stores.js';
 import type { ClientAppRow, Page } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import * as v from './validation.js';
+import { isRowId } from '../lib/ids.js';
 
 const MAX_REDIRECT_URIS = 10;
 
@@ -66,14 +67,13 @@ export class AppService {
     return app;
   }
 
-
   listOwned(ownerId: number): Promise<ClientAppRow[]> {
     return this.stores.apps.listByOwner(ownerId);
   }
 
   /** The app with this id (as the URL gives it) only if `ownerId` owns it: nobody touches another user's app. */
   findOwned(ownerId: number, id: string): Promise<ClientAppRow | undefined> {
-    if (!/^\d{1,9}$/.test(id)) return Promise.resolve(undefined);
+    if (!/^[1-9]\d{0,9}$/.test(id) || !isRowId(Number(id))) return Promise.resolve(undefined);
     return this.stores.apps.findOwned(ownerId, Number(id));
   }
 
