@@ -5,10 +5,13 @@ import type { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { createBearerResolver } from './services/bearer.js';
 import { createCsrf } from './http/csrf.js';
+import { createAppChangeThrottle } from './services/app-change-throttle.js';
 import { createLoginThrottle } from './services/login-throttle.js';
 import { createSmtpMailer } from './services/mailer.js';
 import { PasswordResetService } from './services/password-reset-service.js';
 import { createResetThrottle } from './services/reset-throttle.js';
+import { createAuthorizeThrottle } from './services/authorize-throttle.js';
+import { GUARDED_PATHS, authorizeGuard } from './identity/authorize-guard.js';
 import { createRateLimiter } from './services/rate-limit.js';
 import { createServices, type Services } from './services/services.js';
 import { SignIn } from './services/sign-in.js';
@@ -59,7 +62,8 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   // Written asynchronously (lines written meanwhile go out together), flushed by pino when the process exits.
   const logger = deps.logger ?? pino({ level: config.logLevel }, pino.destination({ sync: false }));
   const stores = createStores(db);
-  const services = createServices(stores);
+  // The config carries the rules the services apply here: production (https redirect URIs), MAX_APPS_PER_USER.
+  const services = createServices(stores, config);
   const metrics = createMetrics(db);
   const identity = await createLiveIdentity({ config, stores }, (err, requestId) =>
     logger.error({ err, requestId }, 'provider request failed'),
@@ -140,8 +144,17 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   app.use(PAGE_PATHS, pageHeaders);
   app.use(interactionRouter({ identity, services, signIn, csrf }));
   app.use(passwordResetRouter({ resets, csrf }));
-  app.use(accountRouter({ services, signIn, csrf, secure }));
+  const appChanges = createAppChangeThrottle(db, () => metrics.rejections.inc({ reason: 'app_change_throttle' }));
+  app.use(accountRouter({ services, signIn, csrf, secure, appChanges }));
   app.use(userinfoRouter({ services, resolver, pairwiseSalt, limiter }));
+  app.all(
+    GUARDED_PATHS,
+    authorizeGuard(
+      createAuthorizeThrottle(db, config.authorizeRateLimit, () =>
+        metrics.rejections.inc({ reason: 'authorize_throttle' }),
+      ),
+    ),
+  );
   app.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
   app.use(identity.callback);

@@ -19,6 +19,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Points per hour per token owner. */
   rateLimitPoints: number;
+  /** AUTHORIZE_RATE_LIMIT: authorization requests (/auth) per client address per hour, counted before anything is stored. */
+  authorizeRateLimit: number;
   /** Milliseconds a request may take before it is answered with 503. */
   requestTimeoutMs: number;
   /** Seconds between checks for signing keys added or retired by another process. */
@@ -37,6 +39,8 @@ export interface Config {
   serviceName: string;
   /** RESPONSE_CACHE_MB: memory for replayable GraphQL answers per instance; 0 turns replays off. */
   responseCacheMb: number;
+  /** MAX_APPS_PER_USER: the most client apps one user may own (account pages and CLI alike). */
+  maxAppsPerUser: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -199,10 +203,21 @@ function flag(name: string, raw: string | undefined, fallback: boolean): boolean
   throw new ConfigError(`${name} must be true or false, got ${shown(raw)}`);
 }
 
+export const NODE_ENVS = ['production', 'development', 'test'] as const;
+
+/** NODE_ENV: one of NODE_ENVS, development when unset; a typo must not make a production box a demo box. */
+function nodeEnvironment(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'development';
+  if (!(NODE_ENVS as readonly string[]).includes(raw)) {
+    throw new ConfigError(`NODE_ENV must be production, development or test, got ${shown(raw)}`);
+  }
+  return raw;
+}
+
 /** Reads the environment (and `.env` when present); pure apart from that. Every value is checked here. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = true): Config {
   if (readDotenv) loadDotenv({ quiet: true, processEnv: env });
-  const nodeEnv = env.NODE_ENV || 'development';
+  const nodeEnv = nodeEnvironment(env.NODE_ENV);
   const production = nodeEnv === 'production';
   const port = integer('PORT', env.PORT, 4000, 0, 65535);
   const logLevel = env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info');
@@ -222,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     accessTokenTtl: integer('ACCESS_TOKEN_TTL', env.ACCESS_TOKEN_TTL, 3600, 1, 31_536_000, ' of seconds'),
     trustProxy: trustProxy(env.TRUST_PROXY),
     rateLimitPoints: integer('RATE_LIMIT_POINTS', env.RATE_LIMIT_POINTS, 5000, 1, 1_000_000_000),
+    authorizeRateLimit: integer('AUTHORIZE_RATE_LIMIT', env.AUTHORIZE_RATE_LIMIT, 600, 1, 1_000_000_000),
     // Under the 2-minute key activation delay, so every instance publishes a new key before it signs.
     keysReloadInterval: integer('KEYS_RELOAD_INTERVAL', env.KEYS_RELOAD_INTERVAL, 30, 1, 60, ' of seconds'),
     // setTimeout's ceiling (about 24.8 days): a longer delay would fire at once.
@@ -240,5 +256,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     explorerTelemetry: flag('EXPLORER_TELEMETRY', env.EXPLORER_TELEMETRY, false),
     serviceName: serviceName(env.SERVICE_NAME),
     responseCacheMb: integer('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB, 32, 0, 4096, ' of megabytes'),
+    maxAppsPerUser: integer('MAX_APPS_PER_USER', env.MAX_APPS_PER_USER, 25, 1, 100_000),
   };
 }

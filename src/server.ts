@@ -1,6 +1,6 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
-import { createDb, migrate } from './stores/knex.js';
+import { createDb, databaseUnavailable, migrate } from './stores/knex.js';
 import { createHttpServer, listen } from './http/http-server.js';
 import { metricsListener } from './observability/metrics-server.js';
 import { stopGracefullyOnSignals } from './http/shutdown.js';
@@ -11,7 +11,10 @@ async function main(): Promise<void> {
   // Before anything else: a bad setting stops the process before it touches the database or a port.
   const config = loadConfig();
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
-  await migrate(db);
+  // The first use of the database: when it cannot be reached or opened, one line says where and why.
+  await migrate(db).catch((err: unknown) => {
+    throw databaseUnavailable(err, config.databaseUrl) ?? err;
+  });
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db);
   const roster = await createApp({ config, db });
   const server = createHttpServer(roster.app);
@@ -45,7 +48,8 @@ async function main(): Promise<void> {
   if (banner) process.stderr.write(banner);
 }
 
-// One line, no stack: a ConfigError or ListenError reads the same here as in the CLI (src/cli/main.ts).
+// One line, no stack: a ConfigError, DatabaseUnavailable or ListenError reads the same here as in the CLI
+// (src/cli/main.ts).
 main().catch((err: unknown) => {
   process.stderr.write(`roster: ${err instanceof Error ? err.message.split('\n')[0]! : String(err)}\n`);
   process.exit(1);

@@ -20,6 +20,7 @@ beforeAll(async () => {
       '20261122040000_sealed_oidc_payloads',
       '20261123000000_password_resets',
       '20261123010000_data_epoch',
+      '20261125000000_app_edits_keep_answers',
     ],
   });
   db = createDb(database.url);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { DomainError, InvalidInput } from '../services/errors.js';
+import { DatabaseUnavailable } from '../stores/knex.js';
 import { registerApp } from './app.js';
 import { registerEvent } from './event.js';
 import { registerExport } from './export.js';
@@ -13,6 +14,8 @@ import { CliError, createRuntime, type CliIo } from './runtime.js';
 import { registerSeed } from './seed.js';
 import { registerToken } from './token.js';
 import { registerUser } from './user.js';
+import { terminalText } from './table.js';
+import { printable } from '../services/validation.js';
 
 // src/cli/ and dist/cli/ both sit two levels below the package root.
 const VERSION = (
@@ -28,7 +31,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => write(`roster: ${s.replace(/^error: /, '')}`),
+      // Commander quotes what was typed (an unknown option): written out visibly, like every other message.
+      outputError: (s, write) => write(terminalText(`roster: ${s.replace(/^error: /, '')}`)),
     });
   // `--version --json` is one JSON object like every other command; commander's --version prints plain text.
   if (argv.length === 2 && argv.includes('--json') && (argv.includes('--version') || argv.includes('-V'))) {
@@ -52,19 +56,30 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    io.stderr.write(`roster: ${describe(err)}\n`);
+    // One line, bounded, nothing a terminal would act on: messages may quote input (a client id, a file name).
+    io.stderr.write(`roster: ${printable(describe(err), MAX_ERROR_LENGTH)}\n`);
     return err instanceof CliError ? err.exitCode : 1;
   }
 }
+
+/** Characters of an error message printed at most: any value it quotes may be huge. */
+const MAX_ERROR_LENGTH = 1000;
 
 /** One line for the operator; never a stack trace. */
 function describe(err: unknown): string {
   // Options are named after the services' fields: `starts_at` is --starts-at.
   if (err instanceof InvalidInput && err.field) return `--${err.field.replaceAll('_', '-')} ${err.reason}`;
   // A ConfigError names its variable first: the same line the server prints (src/server.ts).
-  if (err instanceof CliError || err instanceof DomainError || err instanceof ConfigError) return err.message;
+  // A DatabaseUnavailable (src/cli/runtime.ts) says where the database is, never its password.
+  if (
+    err instanceof CliError ||
+    err instanceof DomainError ||
+    err instanceof ConfigError ||
+    err instanceof DatabaseUnavailable
+  ) {
+    return err.message;
+  }
   const message = err instanceof Error ? err.message : String(err);
   if (/UNIQUE|duplicate key/i.test(message)) return 'that record already exists';
-  if (/ECONNREFUSED|ENOTFOUND|password authentication/i.test(message)) return `database unreachable: ${message}`;
   return message.split('\n')[0]!;
 }

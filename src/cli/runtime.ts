@@ -1,8 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.js';
-import { createDb, migrate, type Db } from '../stores/knex.js';
+import { createDb, databaseUnavailable, migrate, type Db } from '../stores/knex.js';
 import { createServices, type Services } from '../services/services.js';
 import { createStores, type Stores } from '../stores/stores.js';
+import { jsonText, terminalText } from './table.js';
 
 export interface CliIo {
   stdout: Writable;
@@ -51,10 +52,15 @@ export function createRuntime(io: CliIo) {
     try {
       if (migrateFirst) await migrate(db);
       const stores = createStores(db);
-      const out = await action({ config, db, stores, services: createServices(stores) });
+      // The config carries the rules the services apply: production (https redirect URIs), MAX_APPS_PER_USER.
+      const out = await action({ config, db, stores, services: createServices(stores, config) });
       if (!out) return;
-      io.stdout.write(opts.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
+      // Values in the output may be anyone's (an app's name): never a raw control character on a terminal.
+      io.stdout.write(opts.json ? `${jsonText(out.json)}\n` : `${terminalText(out.human)}\n`);
       if (out.failure) throw new CliError(out.failure);
+    } catch (err) {
+      // A database that cannot be reached or opened: one line saying where (never the password) and why.
+      throw databaseUnavailable(err, config.databaseUrl) ?? err;
     } finally {
       await db.destroy();
     }
