@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 
 /** After the delay, in-flight requests get this long to finish before the process gives up on them. */
@@ -26,6 +26,12 @@ export interface Stoppable {
 export function stopGracefullyOnSignals(s: Stoppable): void {
   let stopping = false;
   let skipDelay = () => {};
+  // Responses under way: one begun before the signal but answered after it must say Connection: close too.
+  const underWay = new Set<ServerResponse>();
+  s.server.prependListener('request', (_req, res) => {
+    underWay.add(res);
+    res.once('close', () => underWay.delete(res));
+  });
 
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return skipDelay();
@@ -35,6 +41,7 @@ export function stopGracefullyOnSignals(s: Stoppable): void {
     s.notReady();
     // Clients, balancers included, open a new connection for their next request: to another instance.
     s.server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+    for (const res of underWay) if (!res.headersSent) res.setHeader('Connection', 'close');
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, delayMs);
       skipDelay = () => {
