@@ -1,9 +1,11 @@
 import { mintAccessToken } from '../src/identity/mint-token.js';
+import { isSqlite } from '../src/lib/dialect.js';
 import { cli } from './helpers/cli.js';
 import { seedFixtures, useSeededServer } from './helpers/fixtures.js';
 import { startServer } from './helpers/harness.js';
 import { gql, SEED_QUERY } from './helpers/graphql.js';
 import { ndjson } from './helpers/ndjson.js';
+import { until, within } from './helpers/wait.js';
 import { sqlDuring } from './helpers/sql.js';
 
 // Answers are replayed while the data epoch stands still: these check that a replay is the answer Apollo
@@ -51,6 +53,35 @@ test('a repeated query is replayed byte for byte, with its headers, without read
     body: JSON.stringify({ query: SEED_QUERY, variables: VARS }),
   });
   expect(conditional.status).toBe(304);
+});
+
+test('a replay spends the cost of the answer it replays, not one point', async () => {
+  // A token of its own: its budget has seen nothing else.
+  const made = await t.server.stores.apps.create({
+    ownerId: t.fx.organizer.id,
+    name: 'Costly',
+    redirectUris: ['https://c.example/cb'],
+  });
+  // A page of 1000 registrations may return 1000 nodes: cost 10 (nodes / 100).
+  const costly = 'query($slug: String!) { event(slug: $slug) { registrations(first: 1000) { nodes { id } } } }';
+  const first = await gql(t.server, made.appToken, costly, VARS);
+  expect(first.status).toBe(200);
+  const limit = Number(first.headers.get('x-ratelimit-limit'));
+  expect(first.headers.get('x-ratelimit-used')).toBe('10');
+  expect(first.headers.get('x-ratelimit-remaining')).toBe(String(limit - 10));
+
+  let replayed!: Awaited<ReturnType<typeof gql>>;
+  expect(
+    await dataStatements(async () => {
+      replayed = await gql(t.server, made.appToken, costly, VARS);
+    }),
+  ).toEqual([]);
+  expect(replayed.text).toBe(first.text);
+  expect(replayed.headers.get('x-ratelimit-used')).toBe('20');
+  expect(replayed.headers.get('x-ratelimit-remaining')).toBe(String(limit - 20));
+  // And the budget says so too.
+  const budget = await gql(t.server, made.appToken, '{ rateLimit { used } }');
+  expect(budget.body.data).toEqual({ rateLimit: { used: 21 } });
 });
 
 test('another viewer, or the same user with fewer grants, never gets the answer cached for the first', async () => {
@@ -181,9 +212,18 @@ test('a request while a write transaction is open answers once it can, and the w
   let answered: Awaited<ReturnType<typeof gql>>;
   try {
     await trx('users').where({ email: 'pat@example.com' }).update({ name: 'Pat In Transaction' });
-    // On SQLite the request waits for the one connection; on PostgreSQL it reads what is committed.
-    const pending = gql(t.server, token, SEED_QUERY, VARS);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    let settled = false;
+    const pending = gql(t.server, token, SEED_QUERY, VARS).finally(() => (settled = true));
+    if (isSqlite(t.server.db)) {
+      // SQLite has one connection, the transaction's: the request waits in the pool until the commit.
+      const pool = (t.server.db.client as { pool: { numPendingAcquires(): number } }).pool;
+      await until(() => pool.numPendingAcquires() > 0, 'the request waiting for the connection');
+      expect(settled).toBe(false);
+    } else {
+      // PostgreSQL reads what is committed: the answer comes while the transaction is open, without its write.
+      const during = await within(10_000, 'the answer during the transaction', pending);
+      expect(names(during).map((r) => r.name)).toContain('Pat Pending');
+    }
     await trx.commit();
     answered = await pending;
   } catch (err) {
