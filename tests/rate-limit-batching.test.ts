@@ -1,6 +1,7 @@
 import { batchPointsOf, createRateLimiter, FLUSH_MS, RateLimited } from '../src/services/rate-limit.js';
 import type { Viewer } from '../src/services/viewer.js';
 import { useMigratedDatabase } from './helpers/harness.js';
+import { until } from './helpers/wait.js';
 
 // Two limiters on one database are two instances: each grants a hundredth of the budget on its own and
 // writes it within FLUSH_MS; the database decides the rest. These pin the documented bounds.
@@ -8,7 +9,14 @@ const database = useMigratedDatabase();
 const POINTS = 1000;
 const BATCH = batchPointsOf(POINTS);
 let nextApp = 1;
-const appViewer = (): Viewer => ({ kind: 'app', appId: nextApp++, clientId: 'c', ownerId: 1, scopes: [] });
+const appViewer = (): Viewer => ({
+  kind: 'app',
+  appId: nextApp++,
+  clientId: 'c',
+  appName: 'App',
+  ownerId: 1,
+  scopes: [],
+});
 
 const stored = async (viewer: Viewer): Promise<number> => {
   const row = await database
@@ -18,18 +26,20 @@ const stored = async (viewer: Viewer): Promise<number> => {
   return Number(row?.points ?? 0);
 };
 
-/** Spends one point at a time until refused; the points granted. */
+/**
+ * Spends one point at a time until refused; the points granted. Bounded: a limiter that never refuses
+ * fails here at twice the budget, instead of spinning past the test's timeout and holding up the run.
+ */
 async function spendUntilRefused(limiter: Awaited<ReturnType<typeof createRateLimiter>>, viewer: Viewer) {
-  let granted = 0;
-  for (;;) {
+  for (let granted = 0; granted <= 2 * POINTS; granted += 1) {
     try {
       await limiter.consume(viewer, 1);
-      granted += 1;
     } catch (err) {
       if (err instanceof RateLimited) return granted;
       throw err;
     }
   }
+  throw new Error(`still granting after ${2 * POINTS} points of a ${POINTS}-point budget`);
 }
 
 test('one instance grants exactly the budget, and every point granted reaches the database', async () => {
@@ -40,7 +50,8 @@ test('one instance grants exactly the budget, and every point granted reaches th
     for (let i = 0; i < 25; i += 1) headers.push((await limiter.consume(viewer, 1)).used);
     // The headers count every request, batched or not.
     expect(headers).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS * 3));
+    // The limiter's own timer writes them (no flush or close here): waited for, not timed.
+    await until(async () => (await stored(viewer)) >= 25, 'the granted points reaching the database', 100 * FLUSH_MS);
     expect(await stored(viewer)).toBe(25);
     expect(25 + (await spendUntilRefused(limiter, viewer))).toBe(POINTS);
   } finally {
