@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { distPath, useBuiltDist } from './helpers/build.js';
+import { useBuiltDist } from './helpers/build.js';
+import { runToExit } from './helpers/run-to-exit.js';
 import { freshDatabase } from './helpers/harness.js';
 import { freePort, spawnServer } from './helpers/process.js';
 
@@ -19,23 +19,14 @@ afterAll(async () => {
 });
 
 /** Runs the server expecting it to stop by itself; returns its exit code and both streams. */
-async function runToExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, [distPath('server.js')], {
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: database.url, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const runServerToExit = (env: NodeJS.ProcessEnv) =>
+  runToExit('server.js', [], {
+    ...process.env,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: database.url,
+    ...env,
   });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  // Generous: a loaded machine may take long to migrate and seed before it even tries to listen.
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 50_000);
-  const code = await new Promise<number | null>((resolve) => proc.once('close', (c) => resolve(c)));
-  clearTimeout(timer);
-  // oidc-provider warns on import under a Node line that is not LTS yet (CI runs Node 26): not our line.
-  const ours = stderr.replace(/^oidc-provider WARNING: Unsupported runtime\..*\n/m, '');
-  return { code, stdout, stderr: ours };
-}
 
 const stopped = (proc: import('node:child_process').ChildProcess) =>
   new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
@@ -84,7 +75,7 @@ describe('a process that cannot start says why in one line on stderr and exits 1
   ])(
     '%s',
     async (_name, env, line) => {
-      const { code, stderr, stdout } = await runToExit(env());
+      const { code, stderr, stdout } = await runServerToExit(env());
       expect(code).toBe(1);
       expect(stderr).toBe(`${line()}\n`);
       for (const l of stdout.split('\n').filter(Boolean)) expect(() => JSON.parse(l)).not.toThrow();

@@ -4,20 +4,20 @@ import { hashPassword } from '../../src/lib/secrets.js';
 import { PasswordResetService } from '../../src/services/password-reset-service.js';
 import { createServices } from '../../src/services/services.js';
 import type { UserRow } from '../../src/stores/types.js';
-import { startAppServer, type AppServer } from '../helpers/app-server.js';
 import { startMailbox, type Mailbox } from '../helpers/mailbox.js';
+import { startServer, type TestServer } from '../helpers/harness.js';
 import { routesOf, type Route } from '../helpers/routes.js';
 import { authorizationParams, csrfOf } from './sign-in-forms.js';
 
 // Every form a browser posts to the pages (/account, its password reset, /interaction) needs the CSRF token
 // of the page it came from: without one, or with another session's, it is refused with 403 and changes
 // nothing. The routes come from the Express app itself, so a form route added later is checked too.
-let server: AppServer;
+let server: TestServer;
 let mailbox: Mailbox;
 beforeAll(async () => {
   mailbox = await startMailbox();
   // With SMTP the "forgot your password" form does something, and so must check its token.
-  server = await startAppServer({ SMTP_URL: mailbox.url, MAIL_FROM: 'Roster <no-reply@roster.test>' });
+  server = await startServer({ SMTP_URL: mailbox.url, MAIL_FROM: 'Roster <no-reply@roster.test>' });
 });
 afterAll(async () => {
   await server?.close();

@@ -2,7 +2,6 @@ import { connect, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createHttpServer } from '../../src/http/http-server.js';
-import { startAppServer } from '../helpers/app-server.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { postUnfinishedBody, rawRequest, type RawAnswer } from '../helpers/raw-http.js';
 import { ANSWER_MS, REFUSAL_MS } from '../helpers/timing.js';
@@ -92,7 +91,7 @@ test('clients that hang up halfway through their headers cost nothing: no reques
     },
   });
   // A server of its own, to count its connections and read everything it logs.
-  const own = await startAppServer({}, { logger: pino({ level: 'info' }, sink) });
+  const own = await startServer({}, { logger: pino({ level: 'info' }, sink) });
   try {
     const { hostname, port } = new URL(own.url);
     const open = () =>

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Express } from 'express';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import knexFactory from 'knex';
@@ -18,6 +19,9 @@ export interface TestServer {
   db: Db;
   stores: Stores;
   provider: Provider;
+  /** The Express app and its node:http server, for tests about those themselves. */
+  app: Express;
+  http: Server;
   close(): Promise<void>;
 }
 
@@ -67,6 +71,8 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: { logger
     db,
     stores: roster.stores,
     provider: roster.provider,
+    app: roster.app,
+    http: server,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
