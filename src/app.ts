@@ -22,6 +22,7 @@ import { createGraphqlRouter } from './graphql/server.js';
 import { createAccessTokenLookup } from './identity/access-token-lookup.js';
 import { accountRouter } from './identity/account.js';
 import { passwordResetRouter } from './identity/password-reset.js';
+import { resetLinkFor } from './http/reset-link.js';
 import { interactionRouter } from './identity/interactions.js';
 import { createLiveIdentity } from './identity/live-identity.js';
 import { pageHeaders } from './http/pages/page-headers.js';
@@ -87,7 +88,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   const resets = new PasswordResetService(
     stores,
     services.users,
-    config.baseUrl,
+    resetLinkFor(config.baseUrl),
     config.smtpUrl === undefined
       ? undefined
       : {

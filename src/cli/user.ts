@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { resetLinkFor } from '../http/reset-link.js';
 import { PasswordResetService } from '../services/password-reset-service.js';
 import type { UserDetail } from '../services/user-service.js';
 import type { UserRow } from '../stores/types.js';
@@ -176,7 +177,7 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; user: string }) =>
       run(opts, async ({ config, stores, services }) => {
-        const resets = new PasswordResetService(stores, services.users, config.baseUrl);
+        const resets = new PasswordResetService(stores, services.users, resetLinkFor(config.baseUrl));
         const link = await resets.issueLink(await services.users.getByKey(opts.user));
         const expiresAt = new Date(link.expiresAt).toISOString();
         return {

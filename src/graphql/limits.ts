@@ -20,7 +20,7 @@ import { introspectionListSizes } from './introspection-sizes.js';
 import { MAX_NODE_IDS } from './node-lookup.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 
-/** Limits checked before execution (README "Errors and limits"). */
+/** Limits checked before execution (docs/api.md "Errors and limits"). */
 export const LIMITS = {
   /** The standard introspection query's (`ofType` 9 levels deep); this API's own fields nest 6 deep at most. */
   maxDepth: 15,

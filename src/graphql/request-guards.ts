@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { NextFunction, Request, Response } from 'express';
-import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
+import { RateLimited, type RateLimiter } from '../services/rate-limit.js';
+import { sendRateLimited } from '../http/rate-limit-headers.js';
 import { viewerOf } from '../http/bearer-auth.js';
 import { sendJsonError } from '../http/json-error.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
@@ -68,8 +69,7 @@ export function refuseSpentBudget(limiter: RateLimiter) {
       limiter.refuseIfSpent(viewerOf(res));
     } catch (err) {
       if (!(err instanceof RateLimited)) throw err;
-      res.set({ ...rateLimitHeaders(err.state), 'Retry-After': String(err.retryAfterSeconds) });
-      return sendJsonError(res, 429, 'RATE_LIMITED', err.message);
+      return sendRateLimited(res, err, 'graphql');
     }
     next();
   };

@@ -3,8 +3,8 @@ import { LRUCache } from 'lru-cache';
 import { viewerOf } from '../http/bearer-auth.js';
 import { matchesEtag } from './conditional.js';
 import { requestInfo } from '../http/locals.js';
-import { sendJsonError } from '../http/json-error.js';
-import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
+import { RateLimited, type RateLimiter } from '../services/rate-limit.js';
+import { rateLimitHeaders, sendRateLimited } from '../http/rate-limit-headers.js';
 import type { Viewer } from '../services/viewer.js';
 
 /** An answer as Apollo sent it, and what replaying it needs. */
@@ -82,8 +82,7 @@ export function responseCache(limiter: RateLimiter, megabytes: number) {
         res.set(rateLimitHeaders(await limiter.consume(viewer, entry.cost)));
       } catch (err) {
         if (!(err instanceof RateLimited)) return next(err);
-        res.set({ ...rateLimitHeaders(err.state), 'Retry-After': String(err.retryAfterSeconds) });
-        return sendJsonError(res, 429, 'RATE_LIMITED', err.message);
+        return sendRateLimited(res, err, 'graphql');
       }
       // Written straight to Node's response, as Express's send would (a matching If-None-Match is a 304).
       res.setHeader('ETag', entry.etag);

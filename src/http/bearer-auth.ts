@@ -1,10 +1,25 @@
 import type { NextFunction, Request, Response } from 'express';
-import { BearerError, insufficientScope } from '../services/bearer-error.js';
-import { resolveAuthorization, type BearerResolver } from '../services/bearer.js';
+import { InvalidToken } from '../services/errors.js';
+import type { BearerResolver } from '../services/bearer.js';
 import { API_SCOPE, mayReadApi } from '../services/policy.js';
 import type { Viewer } from '../services/viewer.js';
+import { BearerError, insufficientScope, invalidToken, malformedAuthorization, missingToken } from './bearer-error.js';
 import { sendJsonError } from './json-error.js';
 import { sendOAuthError } from './oauth-error.js';
+
+// RFC 6750 §2.1 b64token syntax.
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const MAX_TOKEN_LENGTH = 4096;
+
+/** Extracts the token of `Authorization: Bearer <token>`; throws a BearerError otherwise. */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined || header.trim() === '') throw missingToken();
+  const match = /^(\S+)(?: +(.*))?$/.exec(header.trim());
+  if (!match || match[1]!.toLowerCase() !== 'bearer') throw missingToken();
+  const token = match[2]?.trim() ?? '';
+  if (token === '' || token.length > MAX_TOKEN_LENGTH || !B64TOKEN.test(token)) throw malformedAuthorization();
+  return token;
+}
 
 /** The viewer resolved for this request by `requireViewer`. */
 export function viewerOf(res: Response): Viewer {
@@ -24,11 +39,12 @@ export function sendBearerError(res: Response, err: BearerError, format: 'graphq
 export function requireViewer(resolver: BearerResolver, format: 'graphql' | 'oauth') {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      const { viewer, epochs } = await resolveAuthorization(resolver, req.headers.authorization);
+      const { viewer, epochs } = await resolver(bearerToken(req.headers.authorization));
       res.locals.viewer = viewer;
       res.locals.epochs = epochs;
     } catch (err) {
       if (err instanceof BearerError) return sendBearerError(res, err, format);
+      if (err instanceof InvalidToken) return sendBearerError(res, invalidToken(), format);
       return next(err);
     }
     next();

@@ -8,6 +8,7 @@ import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
 import type { ClientAppRow, UserRow } from '../stores/types.js';
 import type { Authorization } from '../services/grant-service.js';
 import { formBody } from '../http/form-body.js';
+import { signInRefusalStatus } from '../http/sign-in-refusal.js';
 import {
   accountLoginPage,
   confirmAppActionPage,
@@ -147,10 +148,7 @@ export function accountRouter(deps: Deps): Router {
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
     if (!csrf.verify(req, '')) return loginForm(req, res, 403, 'This form has expired. Sign in again.', email);
     const result = await signIn.attempt(req.ip ?? '', body.email, body.password);
-    if (!result.ok) {
-      if (result.retryAfter) res.set('Retry-After', String(result.retryAfter));
-      return loginForm(req, res, result.status, result.message, email);
-    }
+    if (!result.ok) return loginForm(req, res, signInRefusalStatus(res, result), result.message, email);
     const session = await signIn.openSession(result.user);
     res.cookie(cookieName, session, { ...cookieOptions, maxAge: ACCOUNT_SESSION_TTL_MS });
     res.redirect(303, '/account');

@@ -5,6 +5,7 @@ import type { Csrf } from '../http/csrf.js';
 import type { Services } from '../services/services.js';
 import type { SignIn } from '../services/sign-in.js';
 import { formBody } from '../http/form-body.js';
+import { signInRefusalStatus } from '../http/sign-in-refusal.js';
 import { sendErrorPage } from '../http/pages/error-page.js';
 import { consentPage, loginPage } from './views/interaction-pages.js';
 import { sendPage } from '../http/pages/layout.js';
@@ -80,9 +81,8 @@ export function interactionRouter(deps: Deps): Router {
     const body = req.body as Record<string, unknown>;
     const result = await signIn.attempt(req.ip ?? '', body.email, body.password);
     if (!result.ok) {
-      if (result.retryAfter) res.set('Retry-After', String(result.retryAfter));
       const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
-      return render(req, res, found, result.status, result.message, email);
+      return render(req, res, found, signInRefusalStatus(res, result), result.message, email);
     }
     await identity.provider.interactionFinished(
       req,

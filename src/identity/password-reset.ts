@@ -4,7 +4,9 @@ import type { Csrf } from '../http/csrf.js';
 import { formBody } from '../http/form-body.js';
 import { sendPage } from '../http/pages/layout.js';
 import { InvalidInput } from '../services/errors.js';
-import { RESET_PATH, type PasswordResetService } from '../services/password-reset-service.js';
+import type { PasswordResetService } from '../services/password-reset-service.js';
+import { RESET_PATH } from '../http/reset-link.js';
+
 import {
   FORGOT_PATH,
   forgotPage,

@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import type { BearerResolver } from '../services/bearer.js';
 import { bearerApiCors } from '../http/cors.js';
-import { RateLimited, rateLimitHeaders, type RateLimiter } from '../services/rate-limit.js';
+import { RateLimited, type RateLimiter } from '../services/rate-limit.js';
+import { rateLimitHeaders, sendRateLimited } from '../http/rate-limit-headers.js';
 import { requireViewer, sendBearerError, viewerOf } from '../http/bearer-auth.js';
 import { sendOAuthError } from '../http/oauth-error.js';
 import type { Services } from '../services/services.js';
-import { insufficientScope, invalidToken } from '../services/bearer-error.js';
+import { insufficientScope, invalidToken } from '../http/bearer-error.js';
 import { allClaims, claimsForScopes, pairwiseSubject } from './claims.js';
 import { USERINFO_PATH } from './provider.js';
 
@@ -37,8 +38,7 @@ export function userinfoRouter(deps: {
         res.set(rateLimitHeaders(await deps.limiter.consume(viewer, 1)));
       } catch (err) {
         if (!(err instanceof RateLimited)) throw err;
-        res.set(rateLimitHeaders(err.state)).set('Retry-After', String(err.retryAfterSeconds));
-        return sendOAuthError(res, 429, 'rate_limited', err.message);
+        return sendRateLimited(res, err, 'oauth');
       }
       const user = await deps.services.users.findById(viewer.userId);
       if (!user) return sendBearerError(res, invalidToken(), 'oauth');

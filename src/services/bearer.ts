@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Epochs } from '../stores/epoch-store.js';
 import type { Stores } from '../stores/stores.js';
-import { BearerError, invalidToken, malformedAuthorization, missingToken } from './bearer-error.js';
+import { InvalidToken } from './errors.js';
 import { APP_TOKEN_PREFIX } from '../lib/ids.js';
 import { sha256 } from '../lib/secrets.js';
 import type { Viewer } from './viewer.js';
@@ -17,20 +17,6 @@ export interface AccessTokenInfo {
 
 /** Looks up a user access token; undefined when unknown, expired, revoked or its grant is gone. */
 export type AccessTokenLookup = (token: string) => Promise<AccessTokenInfo | undefined>;
-
-// RFC 6750 §2.1 b64token syntax.
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const MAX_TOKEN_LENGTH = 4096;
-
-/** Extracts the token of `Authorization: Bearer <token>`; throws a BearerError otherwise. */
-export function bearerToken(header: string | undefined): string {
-  if (header === undefined || header.trim() === '') throw missingToken();
-  const match = /^(\S+)(?: +(.*))?$/.exec(header.trim());
-  if (!match || match[1]!.toLowerCase() !== 'bearer') throw missingToken();
-  const token = match[2]?.trim() ?? '';
-  if (token === '' || token.length > MAX_TOKEN_LENGTH || !B64TOKEN.test(token)) throw malformedAuthorization();
-  return token;
-}
 
 /** Resolved tokens kept per instance: at most this many, for at most this long. */
 const CACHE_ENTRIES = 10_000;
@@ -58,7 +44,7 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
     if (token.startsWith(APP_TOKEN_PREFIX)) {
       // Unknown, rotated, or its app suspended (owner inactive): the same 401 for each.
       const app = await stores.apps.findByAppToken(token);
-      if (!app) throw invalidToken();
+      if (!app) throw new InvalidToken();
       const viewer: Viewer = {
         kind: 'app',
         appId: app.id,
@@ -70,10 +56,10 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
       return { viewer, expiresAt: Infinity };
     }
     const info = await lookupAccessToken(token);
-    if (!info) throw invalidToken();
+    if (!info) throw new InvalidToken();
     // A token dies with its user's activation and with its app (deleted, or suspended: owner inactive).
     const subject = await stores.users.withApp(info.accountId, info.clientId);
-    if (!subject || subject.activationState !== 'active') throw invalidToken();
+    if (!subject || subject.activationState !== 'active') throw new InvalidToken();
     const viewer: Viewer = {
       kind: 'user',
       userId: subject.userId,
@@ -109,10 +95,3 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
 }
 
 export type BearerResolver = ReturnType<typeof createBearerResolver>;
-
-/** Resolves the Authorization header to a viewer (and the epochs read), or throws a BearerError. */
-export async function resolveAuthorization(resolver: BearerResolver, header: string | undefined) {
-  return resolver(bearerToken(header));
-}
-
-export { BearerError };

@@ -19,3 +19,10 @@ export class NotFound extends DomainError {}
 
 /** The request clashes with what is stored: a duplicate, or a state that forbids it. */
 export class Conflict extends DomainError {}
+
+/** A bearer token that speaks for no one: unknown, expired, revoked, or its user or app no longer active. */
+export class InvalidToken extends DomainError {
+  constructor() {
+    super('The access token is invalid, expired or revoked.');
+  }
+}

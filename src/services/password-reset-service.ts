@@ -9,9 +9,6 @@ import { checkPassword, type UserService } from './user-service.js';
 
 export const RESET_TTL_MS = 30 * 60 * 1000;
 
-/** Where the link leads, under BASE_URL (never the request's Host). */
-export const RESET_PATH = '/account/password/reset';
-
 /** `id.secret`: a 16-character public id to find the row, a 43-character secret compared by hash. */
 const TOKEN = /^([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
 
@@ -38,7 +35,8 @@ export class PasswordResetService {
   constructor(
     private readonly stores: Stores,
     private readonly users: UserService,
-    private readonly baseUrl: string,
+    /** The page a link leads to, for its token (the page router knows where it lives). */
+    private readonly linkFor: (token: string) => string,
     /** Absent: no SMTP here, links come only from `roster user reset-link`. */
     private readonly delivery?: ResetDelivery,
     private readonly now: () => number = Date.now,
@@ -58,9 +56,7 @@ export class PasswordResetService {
     const now = this.now();
     const expiresAt = now + RESET_TTL_MS;
     await this.stores.passwordResets.create({ id, secretHash: sha256(secret), userId: user.id, expiresAt }, now);
-    const url = new URL(`${this.baseUrl}${RESET_PATH}`);
-    url.searchParams.set('token', `${id}.${secret}`);
-    return { url: url.toString(), expiresAt };
+    return { url: this.linkFor(`${id}.${secret}`), expiresAt };
   }
 
   /**

@@ -7,9 +7,10 @@ import {
 } from 'rate-limiter-flexible';
 import { isSqlite } from '../lib/dialect.js';
 import type { Db } from '../stores/knex.js';
+import { DomainError } from './errors.js';
 import type { Viewer } from './viewer.js';
 
-/** What the X-RateLimit-* headers and Query.rateLimit report. */
+/** Where an owner's hourly budget stands: what Query.rateLimit and the API's rate-limit headers report. */
 export interface RateLimitState {
   limit: number;
   /** Points this request cost. */
@@ -20,7 +21,7 @@ export interface RateLimitState {
   resetAt: number;
 }
 
-export class RateLimited extends Error {
+export class RateLimited extends DomainError {
   constructor(readonly state: RateLimitState) {
     super(
       `Rate limit of ${state.limit} points per hour exceeded; it resets at ${new Date(state.resetAt).toISOString()}.`,
@@ -184,13 +185,3 @@ export async function createRateLimiter(db: Db, pointsPerHour: number, onReject:
 }
 
 export type RateLimiter = Awaited<ReturnType<typeof createRateLimiter>>;
-
-/** The X-RateLimit-* headers of a state (reset in epoch seconds, as GitHub sends it). */
-export function rateLimitHeaders(s: RateLimitState): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(s.limit),
-    'X-RateLimit-Remaining': String(s.remaining),
-    'X-RateLimit-Used': String(s.used),
-    'X-RateLimit-Reset': String(Math.ceil(s.resetAt / 1000)),
-  };
-}

@@ -3,8 +3,16 @@ import type { LoginThrottle } from './login-throttle.js';
 import type { Stores } from '../stores/stores.js';
 import type { UserRow } from '../stores/types.js';
 
-export type SignInResult =
-  { ok: true; user: UserRow } | { ok: false; status: 400 | 401 | 429; message: string; retryAfter?: number };
+/** Why a sign-in was refused: fields missing, wrong credentials (or an inactive user), or too many attempts. */
+export interface SignInRefusal {
+  ok: false;
+  reason: 'incomplete' | 'refused' | 'throttled';
+  message: string;
+  /** Seconds until another attempt is counted, when throttled. */
+  retryAfter?: number;
+}
+
+export type SignInResult = { ok: true; user: UserRow } | SignInRefusal;
 
 export const WRONG_CREDENTIALS = 'The email or password is incorrect.';
 
@@ -25,17 +33,17 @@ export class SignIn {
 
   async attempt(ip: string, email: unknown, password: unknown): Promise<SignInResult> {
     if (typeof email !== 'string' || typeof password !== 'string' || !email.trim() || !password) {
-      return { ok: false, status: 400, message: 'Enter your email and your password.' };
+      return { ok: false, reason: 'incomplete', message: 'Enter your email and your password.' };
     }
     if (email.length > 320 || password.length > MAX_PASSWORD_LENGTH)
-      return { ok: false, status: 401, message: WRONG_CREDENTIALS };
+      return { ok: false, reason: 'refused', message: WRONG_CREDENTIALS };
     // Counted before the password is checked, so a burst of parallel attempts gets no more than the limit.
     const attempt = await this.throttle.reserve(ip, email);
     if (!attempt.allowed) {
       const minutes = Math.ceil(attempt.retryAfter / 60);
       return {
         ok: false,
-        status: 429,
+        reason: 'throttled',
         retryAfter: attempt.retryAfter,
         message: `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
       };
@@ -44,7 +52,7 @@ export class SignIn {
     // verifyPassword spends the same time for unknown users; inactive users get the same answer as a wrong password.
     const valid = await verifyPassword(password, user?.passwordHash ?? null);
     if (!valid || !user || user.activationState !== 'active') {
-      return { ok: false, status: 401, message: WRONG_CREDENTIALS };
+      return { ok: false, reason: 'refused', message: WRONG_CREDENTIALS };
     }
     await attempt.succeeded();
     return { ok: true, user };

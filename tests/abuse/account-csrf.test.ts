@@ -1,6 +1,7 @@
 import { PAGE_PATHS } from '../../src/http/route-format.js';
 import { mintAccessToken } from '../../src/identity/mint-token.js';
 import { hashPassword } from '../../src/lib/secrets.js';
+import { resetLinkFor } from '../../src/http/reset-link.js';
 import { PasswordResetService } from '../../src/services/password-reset-service.js';
 import { createServices } from '../../src/services/services.js';
 import type { UserRow } from '../../src/stores/types.js';
@@ -194,7 +195,11 @@ async function openForm(route: Route, who: Person): Promise<Form> {
       return { path: route.path, fields: { _csrf: csrf, email: who.user.email! }, browser, bound: false };
     }
     case '/account/password/reset': {
-      const resets = new PasswordResetService(server.stores, createServices(server.stores).users, server.url);
+      const resets = new PasswordResetService(
+        server.stores,
+        createServices(server.stores).users,
+        resetLinkFor(server.url),
+      );
       const link = new URL((await resets.issueLink(who.user)).url);
       const browser = new Browser();
       const csrf = csrfOf((await browser.get(`${link.pathname}${link.search}`)).text);

@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type ValidationContext } from 'graphql';
-import { RateLimited, rateLimitHeaders, type RateLimiter } from '../../services/rate-limit.js';
+import { RateLimited, type RateLimiter } from '../../services/rate-limit.js';
+import { rateLimitHeaders, retryAfter } from '../../http/rate-limit-headers.js';
 import type { GraphQLContext } from '../context.js';
 import { costOf, documentOverLimit, LIMITS, measure, overLimit } from '../limits.js';
 
@@ -73,7 +74,7 @@ export function queryLimitsPlugin(limiter: RateLimiter): ApolloServerPlugin<Grap
             throw new GraphQLError(err.message, {
               extensions: {
                 code: 'RATE_LIMITED',
-                http: { status: 429, headers: new Map([['retry-after', String(err.retryAfterSeconds)]]) },
+                http: { status: 429, headers: new Map([['retry-after', retryAfter(err)]]) },
               },
             });
           }

@@ -1,4 +1,6 @@
-/** An RFC 6750 failure: rendered as a status, a `WWW-Authenticate: Bearer` header and a JSON body. */
+import { InvalidToken } from '../services/errors.js';
+
+/** An RFC 6750 refusal as the bearer routes send it: a status, a `WWW-Authenticate: Bearer` header and a body. */
 export class BearerError extends Error {
   constructor(
     readonly status: 401 | 403 | 400,
@@ -27,7 +29,6 @@ export const missingToken = (): BearerError =>
   new BearerError(401, undefined, 'This endpoint needs a bearer token in the Authorization header.');
 export const malformedAuthorization = (): BearerError =>
   new BearerError(401, 'invalid_token', 'The Authorization header must be "Bearer <token>".');
-export const invalidToken = (): BearerError =>
-  new BearerError(401, 'invalid_token', 'The access token is invalid, expired or revoked.');
+export const invalidToken = (): BearerError => new BearerError(401, 'invalid_token', new InvalidToken().message);
 export const insufficientScope = (scope: string): BearerError =>
   new BearerError(403, 'insufficient_scope', `The token was not granted the ${scope} scope.`, scope);
