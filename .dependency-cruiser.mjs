@@ -1,4 +1,4 @@
-// The layering of src/ (README "Layout"): folders are layers and imports only point down.
+// The layering of src/ (docs/architecture.md): folders are layers and imports only point down.
 //   entry points   src/server.ts, src/app.ts, src/startup.ts, src/cli/
 //   routers        src/http/, src/graphql/ (with src/generated/: codegen's mappers name graphql's models and
 //                  context), src/identity/, src/observability/

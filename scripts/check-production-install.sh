@@ -31,7 +31,7 @@ have=$(node -p 'process.versions.node.split(".")[0]')
 [ "$have" = "$line" ] || fail "the image builds on Node.js $line, this is $(node --version): PATH=\"\$(scripts/install-node.sh $line):\$PATH\""
 stage 2 | grep -qFx 'CMD ["node", "dist/server.js"]' || fail "the runtime stage no longer starts node dist/server.js"
 NODE_FLAGS=$(stage 2 | sed -nE 's/^ENV NODE_OPTIONS=(.*)$/\1/p')
-[ "$NODE_FLAGS" = "--max-semi-space-size=8" ] || fail "the runtime stage no longer sets NODE_OPTIONS=--max-semi-space-size=8 (README: Production)"
+[ "$NODE_FLAGS" = "--max-semi-space-size=8" ] || fail "the runtime stage no longer sets NODE_OPTIONS=--max-semi-space-size=8 (docs/operations.md: Production)"
 
 echo "== build context: the repository's files less .dockerignore"
 mkdir -p "$APP" "$RUNTIME"

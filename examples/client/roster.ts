@@ -6,7 +6,7 @@ export interface Roster {
   token: string;
 }
 
-/** One GraphQL error as Roster sends it: `extensions.code` says what to do (see the README's error table). */
+/** One GraphQL error as Roster sends it: `extensions.code` says what to do (see docs/api.md, Errors and limits). */
 export interface GraphQLError {
   message: string;
   extensions?: { code?: string };

@@ -155,7 +155,8 @@ export type QueryNodesArgs = {
 
 /**
  * Points per hour per token owner (the user at one app, or the app), shared by every instance. Each
- * request costs its query cost (see the README); the `X-RateLimit-*` headers say the same.
+ * request costs its query cost (connection sizes multiplied down the tree, divided by 100, at least 1);
+ * the `X-RateLimit-*` headers say the same.
  */
 export type RateLimit = {
   __typename?: 'RateLimit';
