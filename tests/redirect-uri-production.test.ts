@@ -81,7 +81,7 @@ describe('the account pages with NODE_ENV=production', () => {
   let prod: TestServer;
   beforeAll(async () => {
     // Served over loopback http, which a production BASE_URL allows; the rule is about the apps' URIs.
-    prod = await startServer({ NODE_ENV: 'production' });
+    prod = await startServer({ NODE_ENV: 'production', LOG_LEVEL: 'silent' });
   });
   afterAll(() => prod?.close());
 

@@ -65,7 +65,11 @@ test.each([
     'Content-Length and Transfer-Encoding both',
     'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
   ],
-  ['a chunk size that is not hex', 'POST /graphql HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+  // To a route that reads its body before it answers: /graphql may refuse the missing token first.
+  [
+    'a chunk size that is not hex',
+    'POST /account/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+  ],
 ])('%s: 400 BAD_REQUEST', async (_name, request) => {
   const answer = await rawRequest(server.url, [request]);
   expectRefusal(answer, 400, 'BAD_REQUEST');
