@@ -54,6 +54,24 @@ export default {
     ),
     layer('config-is-a-leaf', '^src/config\\.ts$', [], 'src/config.ts imports nothing of the app'),
     {
+      name: 'only-stores-touch-the-database',
+      comment:
+        "The database drivers and the query builder are the stores' alone: ask a store (src/stores/) for what you need",
+      severity: 'error',
+      from: { path: '^src/', pathNot: STORES },
+      to: { path: '^node_modules/(knex|pg|better-sqlite3|pg-copy-streams)/' },
+    },
+    {
+      name: 'services-speak-no-http',
+      comment:
+        "Services take and return domain values and throw domain errors; statuses, headers and requests are the routers'",
+      severity: 'error',
+      from: { path: SERVICES },
+      to: {
+        path: '^(node_modules/(express|cookie-parser|cors|csrf-csrf|negotiator|@apollo|@as-integrations)/|(node:)?https?$)',
+      },
+    },
+    {
       name: 'every-folder-is-a-layer',
       comment: 'A new file or folder under src/ belongs to a layer: add it to .dependency-cruiser.mjs',
       severity: 'error',

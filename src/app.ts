@@ -5,16 +5,8 @@ import type { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { createBearerResolver } from './services/bearer.js';
 import { createCsrf } from './http/csrf.js';
-import { createAppChangeThrottle } from './services/app-change-throttle.js';
-import { createLoginThrottle } from './services/login-throttle.js';
-import { createSmtpMailer } from './services/mailer.js';
-import { PasswordResetService } from './services/password-reset-service.js';
-import { createResetThrottle } from './services/reset-throttle.js';
-import { createAuthorizeThrottle } from './services/authorize-throttle.js';
 import { GUARDED_PATHS, authorizeGuard } from './identity/authorize-guard.js';
-import { createRateLimiter } from './services/rate-limit.js';
 import { createServices, type Services } from './services/services.js';
-import { SignIn } from './services/sign-in.js';
 import type { Config } from './config.js';
 import type { Db } from './stores/knex.js';
 import { createStores, type Stores } from './stores/stores.js';
@@ -63,40 +55,23 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   // Written asynchronously (lines written meanwhile go out together), flushed by pino when the process exits.
   const logger = deps.logger ?? pino({ level: config.logLevel }, pino.destination({ sync: false }));
   const stores = createStores(db);
-  // The config carries the rules the services apply here: production (https redirect URIs), MAX_APPS_PER_USER.
-  const services = createServices(stores, config);
-  const metrics = createMetrics(db);
+  const metrics = createMetrics(() => stores.health.pool());
+  const services = createServices(stores, config, {
+    resetLink: resetLinkFor(config.baseUrl),
+    onReject: (reason) => metrics.rejections.inc({ reason }),
+    onMailError: (err) => logger.error({ err }, 'password reset mail not sent'),
+  });
+  const { signIn, resets, limiter } = services;
   const identity = await createLiveIdentity({ config, stores }, (err, requestId) =>
     logger.error({ err, requestId }, 'provider request failed'),
   );
   const { pairwiseSalt } = identity;
   const resolver = createBearerResolver(stores, createAccessTokenLookup(identity));
-  const limiter = await createRateLimiter(db, config.rateLimitPoints, () =>
-    metrics.rejections.inc({ reason: 'rate_limit' }),
-  );
   const graphql = await createGraphqlRouter({ services, resolver, config, logger, limiter });
   const secure = config.baseUrl.startsWith('https:');
   const csrf = createCsrf(
     await stores.secrets.getOrCreate('csrf_secret', () => randomBytes(32).toString('base64url')),
     secure,
-  );
-  const signIn = new SignIn(
-    stores,
-    createLoginThrottle(db, () => metrics.rejections.inc({ reason: 'login_throttle' })),
-  );
-
-  const resets = new PasswordResetService(
-    stores,
-    services.users,
-    resetLinkFor(config.baseUrl),
-    config.smtpUrl === undefined
-      ? undefined
-      : {
-          mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
-          throttle: createResetThrottle(db, () => metrics.rejections.inc({ reason: 'reset_throttle' })),
-          serviceName: config.serviceName,
-          onError: (err) => logger.error({ err }, 'password reset mail not sent'),
-        },
   );
 
   const app = express();
@@ -131,7 +106,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       return;
     }
     try {
-      await db.raw('select 1');
+      await stores.health.ping();
       res.json({ status: 'ready' });
     } catch (err) {
       logger.error({ err, requestId: res.locals.requestId }, 'database not reachable');
@@ -145,17 +120,9 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   app.use(PAGE_PATHS, pageHeaders);
   app.use(interactionRouter({ identity, services, signIn, csrf }));
   app.use(passwordResetRouter({ resets, csrf }));
-  const appChanges = createAppChangeThrottle(db, () => metrics.rejections.inc({ reason: 'app_change_throttle' }));
-  app.use(accountRouter({ services, signIn, csrf, secure, appChanges }));
+  app.use(accountRouter({ services, signIn, csrf, secure, appChanges: services.appChanges }));
   app.use(userinfoRouter({ services, resolver, pairwiseSalt, limiter }));
-  app.all(
-    GUARDED_PATHS,
-    authorizeGuard(
-      createAuthorizeThrottle(db, config.authorizeRateLimit, () =>
-        metrics.rejections.inc({ reason: 'authorize_throttle' }),
-      ),
-    ),
-  );
+  app.all(GUARDED_PATHS, authorizeGuard(services.authorizeThrottle));
   app.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
   app.use(identity.callback);
@@ -194,7 +161,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
       clearInterval(keyWatcher);
       await graphql.stop();
       // Points granted but not yet written count against the owner at every other instance too.
-      await limiter.close();
+      await services.close();
     },
   };
 }

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   await migrate(db).catch((err: unknown) => {
     throw databaseUnavailable(err, config.databaseUrl) ?? err;
   });
-  const seeded = config.production ? undefined : await seedOnEmptyDatabase(db);
+  const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, config);
   const roster = await createApp({ config, db });
   const server = createHttpServer(roster.app);
   const metricsServer =

@@ -4,13 +4,13 @@ import { withLock, type Db } from './stores/knex.js';
 import { createStores } from './stores/stores.js';
 import { mintAccessToken } from './identity/mint-token.js';
 import { DEMO, seedDemo, type DemoSeed } from './services/demo-seed.js';
-import { createServices, type Services } from './services/services.js';
+import { createServices, type ServiceConfig, type Services } from './services/services.js';
 
 /** On an empty database: loads the demo data. Returns what was created, or undefined. */
-export async function seedOnEmptyDatabase(db: Db): Promise<DemoSeed | undefined> {
+export async function seedOnEmptyDatabase(db: Db, config: ServiceConfig): Promise<DemoSeed | undefined> {
   // Instances starting together take turns: the first seeds, the others then find users and skip.
   return withLock(db, 'demo-seed', async (trx) => {
-    const services = createServices(createStores(trx));
+    const services = createServices(createStores(trx), config);
     if (!(await services.users.isEmpty())) return undefined;
     return seedDemo(services);
   });

@@ -106,7 +106,7 @@ describe('MAX_APPS_PER_USER', () => {
     // cannot race inside one process: one's busy wait would block the other's commit.)
     const db = createDb(server.config.databaseUrl, { poolMax: 10 });
     try {
-      const services = createServices(createStores(db), { maxAppsPerUser: CAP, production: false });
+      const services = createServices(createStores(db), { ...server.config, maxAppsPerUser: CAP });
       const owner = await newUser();
       await server.stores.apps.create({ ownerId: owner.id, name: 'First', redirectUris: ['https://a.example/cb'] });
       const results = await Promise.allSettled(

@@ -1,5 +1,6 @@
 import { batchPointsOf, createRateLimiter, FLUSH_MS, RateLimited } from '../src/services/rate-limit.js';
 import type { Viewer } from '../src/services/viewer.js';
+import { createStores } from '../src/stores/stores.js';
 import { useMigratedDatabase } from './helpers/harness.js';
 import { until } from './helpers/wait.js';
 
@@ -30,7 +31,7 @@ const stored = async (viewer: Viewer): Promise<number> => {
  * Spends one point at a time until refused; the points granted. Bounded: a limiter that never refuses
  * fails here at twice the budget, instead of spinning past the test's timeout and holding up the run.
  */
-async function spendUntilRefused(limiter: Awaited<ReturnType<typeof createRateLimiter>>, viewer: Viewer) {
+async function spendUntilRefused(limiter: ReturnType<typeof createRateLimiter>, viewer: Viewer) {
   for (let granted = 0; granted <= 2 * POINTS; granted += 1) {
     try {
       await limiter.consume(viewer, 1);
@@ -43,7 +44,7 @@ async function spendUntilRefused(limiter: Awaited<ReturnType<typeof createRateLi
 }
 
 test('one instance grants exactly the budget, and every point granted reaches the database', async () => {
-  const limiter = await createRateLimiter(database.db, POINTS);
+  const limiter = createRateLimiter(createStores(database.db), POINTS);
   const viewer = appViewer();
   try {
     const headers: number[] = [];
@@ -60,7 +61,10 @@ test('one instance grants exactly the budget, and every point granted reaches th
 });
 
 test('two instances together overspend by at most one batch each', async () => {
-  const [a, b] = await Promise.all([createRateLimiter(database.db, POINTS), createRateLimiter(database.db, POINTS)]);
+  const [a, b] = [
+    createRateLimiter(createStores(database.db), POINTS),
+    createRateLimiter(createStores(database.db), POINTS),
+  ];
   const viewer = appViewer();
   try {
     // Both learn the window first, then spend concurrently.
@@ -80,7 +84,7 @@ test('two instances together overspend by at most one batch each', async () => {
 });
 
 test('closing writes what was granted and not yet written', async () => {
-  const limiter = await createRateLimiter(database.db, POINTS);
+  const limiter = createRateLimiter(createStores(database.db), POINTS);
   const viewer = appViewer();
   for (let i = 0; i < 5; i += 1) await limiter.consume(viewer, 1);
   await limiter.close();
@@ -89,7 +93,7 @@ test('closing writes what was granted and not yet written', async () => {
 
 test('a small budget is never batched: each request asks the database', async () => {
   expect(batchPointsOf(99)).toBe(0);
-  const [a, b] = await Promise.all([createRateLimiter(database.db, 10), createRateLimiter(database.db, 10)]);
+  const [a, b] = [createRateLimiter(createStores(database.db), 10), createRateLimiter(createStores(database.db), 10)];
   const viewer = appViewer();
   try {
     for (let i = 0; i < 5; i += 1) {

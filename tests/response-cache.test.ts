@@ -1,5 +1,5 @@
 import { mintAccessToken } from '../src/identity/mint-token.js';
-import { isSqlite } from '../src/lib/dialect.js';
+import { isSqlite } from '../src/stores/dialect.js';
 import { cli } from './helpers/cli.js';
 import { seedFixtures, useSeededServer } from './helpers/fixtures.js';
 import { startServer } from './helpers/harness.js';

@@ -1,4 +1,4 @@
-import { isSqlite } from '../src/lib/dialect.js';
+import { isSqlite } from '../src/stores/dialect.js';
 import { addRegistrants, useSeededServer } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
 import { sqlDuring } from './helpers/sql.js';

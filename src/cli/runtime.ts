@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.js';
 import { createDb, databaseUnavailable, migrate, type Db } from '../stores/knex.js';
 import { createServices, type Services } from '../services/services.js';
+import { resetLinkFor } from '../http/reset-link.js';
 import { createStores, type Stores } from '../stores/stores.js';
 import { jsonText, terminalText } from './table.js';
 
@@ -53,7 +54,12 @@ export function createRuntime(io: CliIo) {
       if (migrateFirst) await migrate(db);
       const stores = createStores(db);
       // The config carries the rules the services apply: production (https redirect URIs), MAX_APPS_PER_USER.
-      const out = await action({ config, db, stores, services: createServices(stores, config) });
+      const out = await action({
+        config,
+        db,
+        stores,
+        services: createServices(stores, config, { resetLink: resetLinkFor(config.baseUrl) }),
+      });
       if (!out) return;
       // Values in the output may be anyone's (an app's name): never a raw control character on a terminal.
       io.stdout.write(opts.json ? `${jsonText(out.json)}\n` : `${terminalText(out.human)}\n`);

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { resetLinkFor } from '../http/reset-link.js';
-import { PasswordResetService } from '../services/password-reset-service.js';
 import type { UserDetail } from '../services/user-service.js';
 import type { UserRow } from '../stores/types.js';
 import { CliError, readFirstLine, type CliIo, type Run } from './runtime.js';
@@ -176,9 +174,8 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
     .requiredOption('--user <user>', 'the user (email or uid)')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; user: string }) =>
-      run(opts, async ({ config, stores, services }) => {
-        const resets = new PasswordResetService(stores, services.users, resetLinkFor(config.baseUrl));
-        const link = await resets.issueLink(await services.users.getByKey(opts.user));
+      run(opts, async ({ services }) => {
+        const link = await services.resets.issueLink(await services.users.getByKey(opts.user));
         const expiresAt = new Date(link.expiresAt).toISOString();
         return {
           json: { url: link.url, expires_at: expiresAt },

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Db } from '../stores/knex.js';
+import type { PoolStats } from '../stores/health-store.js';
 
 /** Distinct GraphQL operation names one instance keeps as label values; any later name counts as `other`. */
 export const MAX_OPERATION_LABELS = 50;
@@ -19,7 +19,7 @@ export function boundedLabel(max: number, always: readonly string[] = []): (valu
 }
 
 /** Prometheus metrics of one app instance (its own registry, so tests can run several). */
-export function createMetrics(db: Db) {
+export function createMetrics(poolStats: () => PoolStats | undefined = () => undefined) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'roster_' });
   const requests = new Counter({
@@ -41,17 +41,17 @@ export function createMetrics(db: Db) {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  const { pool } = db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } };
   new Gauge({
     name: 'roster_db_pool_connections',
     help: 'Database pool connections by state',
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
+      const pool = poolStats();
       if (!pool) return;
-      this.set({ state: 'used' }, pool.numUsed());
-      this.set({ state: 'free' }, pool.numFree());
-      this.set({ state: 'pending' }, pool.numPendingAcquires());
+      this.set({ state: 'used' }, pool.used);
+      this.set({ state: 'free' }, pool.free);
+      this.set({ state: 'pending' }, pool.pending);
     },
   });
   // '' is a request that ran no operation; 'anonymous' an operation without a name.

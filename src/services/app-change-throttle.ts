@@ -1,6 +1,5 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { Db } from '../stores/knex.js';
-import { dbLimiter } from './login-throttle.js';
+import type { Stores } from '../stores/stores.js';
 
 /**
  * App changes a user may make at the account pages in a window: registrations, redirect URI edits, new
@@ -21,8 +20,8 @@ export interface AppChangeThrottle {
 }
 
 /** Counted in the database's rate_limits table, atomically, so parallel requests and every instance count alike. */
-export function createAppChangeThrottle(db: Db, onReject: () => void = () => {}): AppChangeThrottle {
-  const limiter = dbLimiter(db, 'app_changes', APP_CHANGE_LIMITS.perUser);
+export function createAppChangeThrottle(stores: Stores, onReject: () => void = () => {}): AppChangeThrottle {
+  const limiter = stores.counter('app_changes', APP_CHANGE_LIMITS.perUser);
   return {
     async reserve(userId) {
       const key = String(userId);

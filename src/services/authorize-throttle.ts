@@ -1,6 +1,6 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { Db } from '../stores/knex.js';
-import { addressKey, dbLimiter } from './login-throttle.js';
+import type { Stores } from '../stores/stores.js';
+import { addressKey } from './login-throttle.js';
 
 export interface AuthorizeThrottle {
   /** Counts one authorization request from this address; undefined when allowed, else the seconds to wait. */
@@ -8,8 +8,12 @@ export interface AuthorizeThrottle {
 }
 
 /** Authorization requests per client address and hour, counted in the database so every instance shares them. */
-export function createAuthorizeThrottle(db: Db, perHour: number, onReject: () => void = () => {}): AuthorizeThrottle {
-  const byIp = dbLimiter(db, 'authorize_ip', { points: perHour, duration: 60 * 60 });
+export function createAuthorizeThrottle(
+  stores: Stores,
+  perHour: number,
+  onReject: () => void = () => {},
+): AuthorizeThrottle {
+  const byIp = stores.counter('authorize_ip', { points: perHour, duration: 60 * 60 });
   return {
     take: (ip) =>
       byIp.consume(addressKey(ip)).then(

@@ -1,12 +1,7 @@
-import {
-  RateLimiterPostgres,
-  RateLimiterRes,
-  RateLimiterSQLite,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { isIPv6 } from 'node:net';
-import { isSqlite } from '../lib/dialect.js';
-import type { Db } from '../stores/knex.js';
+import type { Counter } from '../stores/counter-store.js';
+import type { Stores } from '../stores/stores.js';
 
 /** Sign-in attempts allowed per email address and per client IP in a window; successes are given back. */
 export const LOGIN_LIMITS = {
@@ -45,33 +40,15 @@ export function addressKey(ip: string): string {
     .join(':')}::/64`;
 }
 
-/** A counter in the database's rate_limits table: atomic, so parallel requests and every instance count alike. */
-export function dbLimiter(
-  db: Db,
-  keyPrefix: string,
-  limits: { points: number; duration: number },
-): RateLimiterAbstract {
-  const options = {
-    storeClient: db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    keyPrefix,
-    ...limits,
-  };
-  return isSqlite(db) ? new RateLimiterSQLite(options) : new RateLimiterPostgres(options);
-}
-
 /** Counts sign-in attempts in the database, atomically, so parallel requests and every instance count alike. */
-export function createLoginThrottle(db: Db, onReject: () => void = () => {}): LoginThrottle {
-  const make = (keyPrefix: string, limits: { points: number; duration: number }) => dbLimiter(db, keyPrefix, limits);
-  const byAccount = make('login_account', LOGIN_LIMITS.perAccount);
-  const byIp = make('login_ip', LOGIN_LIMITS.perIp);
+export function createLoginThrottle(stores: Stores, onReject: () => void = () => {}): LoginThrottle {
+  const byAccount = stores.counter('login_account', LOGIN_LIMITS.perAccount);
+  const byIp = stores.counter('login_ip', LOGIN_LIMITS.perIp);
   // Unknown and known addresses are counted alike: the throttle reveals nothing about which exist.
   const accountKey = (email: string) => email.trim().toLowerCase();
 
   /** consume() is one atomic upsert: over the limit it rejects with the counter, which we keep as the answer. */
-  const take = (limiter: RateLimiterAbstract, key: string) =>
+  const take = (limiter: Counter, key: string) =>
     limiter.consume(key).then(
       (res) => ({ res, over: false }),
       (err: unknown) => {
@@ -81,7 +58,7 @@ export function createLoginThrottle(db: Db, onReject: () => void = () => {}): Lo
     );
 
   /** Gives points back while their window is surely still open (else they would be credit in the next). */
-  const giveBack = async (limiter: RateLimiterAbstract, key: string, points: number, windowEnds: number) => {
+  const giveBack = async (limiter: Counter, key: string, points: number, windowEnds: number) => {
     if (Date.now() < windowEnds - GIVE_BACK_MARGIN_MS) await limiter.reward(key, points);
   };
 

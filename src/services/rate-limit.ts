@@ -1,12 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import {
-  RateLimiterPostgres,
-  RateLimiterRes,
-  RateLimiterSQLite,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
-import { isSqlite } from '../lib/dialect.js';
-import type { Db } from '../stores/knex.js';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { Stores } from '../stores/stores.js';
 import { DomainError } from './errors.js';
 import type { Viewer } from './viewer.js';
 
@@ -62,17 +56,8 @@ interface Local {
  * the database, which decides. One instance never overspends; N instances together overspend an owner's
  * budget by at most N × batchPointsOf points (each one's last unwritten batch).
  */
-export async function createRateLimiter(db: Db, pointsPerHour: number, onReject: () => void = () => {}) {
-  const options = {
-    storeClient: db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true, // by our migration
-    points: pointsPerHour,
-    duration: 3600,
-    keyPrefix: 'gql',
-  };
-  const limiter: RateLimiterAbstract = isSqlite(db) ? new RateLimiterSQLite(options) : new RateLimiterPostgres(options);
+export function createRateLimiter(stores: Stores, pointsPerHour: number, onReject: () => void = () => {}) {
+  const limiter = stores.counter('gql', { points: pointsPerHour, duration: 3600 });
   const batchPoints = batchPointsOf(pointsPerHour);
 
   const state = (used: number, resetAt: number, cost: number): RateLimitState => ({
@@ -184,4 +169,4 @@ export async function createRateLimiter(db: Db, pointsPerHour: number, onReject:
   };
 }
 
-export type RateLimiter = Awaited<ReturnType<typeof createRateLimiter>>;
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

@@ -1,6 +1,7 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Db } from '../stores/knex.js';
-import { addressKey, dbLimiter } from './login-throttle.js';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { Counter } from '../stores/counter-store.js';
+import type { Stores } from '../stores/stores.js';
+import { addressKey } from './login-throttle.js';
 
 /** Reset mails asked for per email address and per client IP in a window; every request counts. */
 export const RESET_LIMITS = {
@@ -14,10 +15,10 @@ export interface ResetThrottle {
 }
 
 /** Counted in the database like sign-in attempts; known and unknown addresses alike, so it reveals nothing. */
-export function createResetThrottle(db: Db, onReject: () => void = () => {}): ResetThrottle {
-  const byAccount = dbLimiter(db, 'reset_account', RESET_LIMITS.perAccount);
-  const byIp = dbLimiter(db, 'reset_ip', RESET_LIMITS.perIp);
-  const over = (limiter: RateLimiterAbstract, key: string) =>
+export function createResetThrottle(stores: Stores, onReject: () => void = () => {}): ResetThrottle {
+  const byAccount = stores.counter('reset_account', RESET_LIMITS.perAccount);
+  const byIp = stores.counter('reset_ip', RESET_LIMITS.perIp);
+  const over = (limiter: Counter, key: string) =>
     limiter.consume(key).then(
       () => undefined,
       (err: unknown) => {

@@ -1,10 +1,19 @@
+import { loadConfig, type Config } from '../config.js';
 import type { Stores } from '../stores/stores.js';
-import { AppService, DEFAULT_MAX_APPS_PER_USER, type AppRules } from './app-service.js';
+import { AppService } from './app-service.js';
+import { createAppChangeThrottle, type AppChangeThrottle } from './app-change-throttle.js';
+import { createAuthorizeThrottle, type AuthorizeThrottle } from './authorize-throttle.js';
 import { EventService } from './event-service.js';
 import { GrantService } from './grant-service.js';
 import { NdjsonExporter } from './import/ndjson-export.js';
 import { NdjsonImporter } from './import/ndjson-import.js';
+import { createLoginThrottle } from './login-throttle.js';
+import { createSmtpMailer } from './mailer.js';
+import { PasswordResetService } from './password-reset-service.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { RegistrationService } from './registration-service.js';
+import { createResetThrottle } from './reset-throttle.js';
+import { SignIn } from './sign-in.js';
 import { UserService } from './user-service.js';
 
 /** The domain's rules, one service per domain: what routers, the CLI and resolvers call. */
@@ -16,20 +25,53 @@ export interface Services {
   grants: GrantService;
   importer: NdjsonImporter;
   exporter: NdjsonExporter;
+  signIn: SignIn;
+  resets: PasswordResetService;
+  /** The API's hourly budget per token owner (made on first use: it runs a timer). */
+  readonly limiter: RateLimiter;
+  authorizeThrottle: AuthorizeThrottle;
+  appChanges: AppChangeThrottle;
+  /** Writes the budget points granted but not yet written, and stops the limiter's timer. */
+  close(): Promise<void>;
 }
 
-/**
- * The deployment's rules the services apply, from the config (`production`, `maxAppsPerUser`): where
- * services are built (the app, the CLI). Left out, they are development's and the defaults.
- */
-export type ServiceRules = AppRules;
+/** The settings the services apply. */
+export type ServiceConfig = Pick<
+  Config,
+  'production' | 'maxAppsPerUser' | 'rateLimitPoints' | 'authorizeRateLimit' | 'smtpUrl' | 'mailFrom' | 'serviceName'
+>;
 
+/** Which limit refused a request: the metrics count refusals by it. */
+export type RejectReason =
+  'rate_limit' | 'login_throttle' | 'reset_throttle' | 'authorize_throttle' | 'app_change_throttle';
+
+/** What the services ask of the process that builds them. */
+export interface ServiceHooks {
+  /** The page a password reset link opens, for its token (the page router knows where it lives). */
+  resetLink?: (token: string) => string;
+  /** A limit refused a request. */
+  onReject?(reason: RejectReason): void;
+  /** A reset mail could not be sent: it is sent after the answer, so nobody else hears of it. */
+  onMailError?(err: unknown): void;
+}
+
+const noResetLinks = (): string => {
+  throw new Error('this process hands out no password reset links');
+};
+
+/**
+ * Builds every service, for the server, the CLI and the start-up alike. Without a config, development's
+ * defaults (what tests that build services on their own stores want).
+ */
 export function createServices(
   stores: Stores,
-  rules: ServiceRules = { production: false, maxAppsPerUser: DEFAULT_MAX_APPS_PER_USER },
+  config: ServiceConfig = loadConfig({}, false),
+  hooks: ServiceHooks = {},
 ): Services {
+  const reject = (reason: RejectReason) => () => hooks.onReject?.(reason);
   const users = new UserService(stores);
-  const apps = new AppService(stores, rules);
+  const apps = new AppService(stores, config);
+  let limiter: RateLimiter | undefined;
   return {
     users,
     events: new EventService(stores, users),
@@ -38,5 +80,28 @@ export function createServices(
     grants: new GrantService(stores, users, apps),
     importer: new NdjsonImporter(stores),
     exporter: new NdjsonExporter(stores),
+    signIn: new SignIn(stores, createLoginThrottle(stores, reject('login_throttle'))),
+    resets: new PasswordResetService(
+      stores,
+      users,
+      hooks.resetLink ?? noResetLinks,
+      config.smtpUrl === undefined
+        ? undefined
+        : {
+            mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
+            throttle: createResetThrottle(stores, reject('reset_throttle')),
+            serviceName: config.serviceName,
+            onError: (err) => hooks.onMailError?.(err),
+          },
+    ),
+    get limiter() {
+      limiter ??= createRateLimiter(stores, config.rateLimitPoints, reject('rate_limit'));
+      return limiter;
+    },
+    authorizeThrottle: createAuthorizeThrottle(stores, config.authorizeRateLimit, reject('authorize_throttle')),
+    appChanges: createAppChangeThrottle(stores, reject('app_change_throttle')),
+    async close() {
+      await limiter?.close();
+    },
   };
 }

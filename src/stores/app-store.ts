@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isSqlite } from '../lib/dialect.js';
+import { isSqlite } from './dialect.js';
 import { APP_TOKEN_PREFIX, CLIENT_SECRET_PREFIX } from '../lib/ids.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Db } from './knex.js';

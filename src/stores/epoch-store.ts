@@ -1,4 +1,4 @@
-import { isSqlite } from '../lib/dialect.js';
+import { isSqlite } from './dialect.js';
 import { freshReads } from '../lib/fresh-reads.js';
 import { idleSqliteConnection, type Db } from './knex.js';
 

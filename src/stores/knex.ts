@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { isSqlite } from '../lib/dialect.js';
+import { isSqlite } from './dialect.js';
 import { migrationSource } from './migrations/index.js';
 
 export type Db = Knex;

@@ -1,4 +1,4 @@
-import { isSqlite } from '../lib/dialect.js';
+import { isSqlite } from './dialect.js';
 import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
 import { keysetPage } from './keyset.js';

@@ -1,8 +1,10 @@
-import { isSqlite } from '../lib/dialect.js';
+import { isSqlite } from './dialect.js';
 import { AccountSessionStore } from './account-session-store.js';
 import { AppStore } from './app-store.js';
+import { createCounter, type Counter, type CounterLimits } from './counter-store.js';
 import { EpochStore } from './epoch-store.js';
 import { EventStore } from './event-store.js';
+import { HealthStore } from './health-store.js';
 import type { Db } from './knex.js';
 import { OidcStore } from './oidc-store.js';
 import { PasswordResetStore } from './password-reset-store.js';
@@ -20,6 +22,9 @@ export interface Stores {
   accountSessions: AccountSessionStore;
   epochs: EpochStore;
   passwordResets: PasswordResetStore;
+  health: HealthStore;
+  /** A counter of the rate_limits table, shared by every instance (see counter-store.ts). */
+  counter(keyPrefix: string, limits: CounterLimits): Counter;
   /** Runs `fn` with every store on one transaction: all of its writes or none. */
   transaction<T>(fn: (stores: Stores) => Promise<T>): Promise<T>;
   /** Runs `fn` reading one consistent moment of the database (a long export sees no later writes). */
@@ -37,6 +42,8 @@ export function createStores(db: Db): Stores {
     accountSessions: new AccountSessionStore(db),
     epochs: new EpochStore(db),
     passwordResets: new PasswordResetStore(db),
+    health: new HealthStore(db),
+    counter: (keyPrefix, limits) => createCounter(db, keyPrefix, limits),
     transaction: (fn) => db.transaction((trx) => fn(createStores(trx))),
     // A SQLite transaction already reads one moment (and knex warns at an isolation level there).
     snapshot: (fn) =>

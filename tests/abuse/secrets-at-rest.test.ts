@@ -2,7 +2,7 @@ import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hashPassword, sha256 } from '../../src/lib/secrets.js';
 import { loadConfig } from '../../src/config.js';
-import { isSqlite } from '../../src/lib/dialect.js';
+import { isSqlite } from '../../src/stores/dialect.js';
 import { createDb, migrate, type Db } from '../../src/stores/knex.js';
 import { createStores } from '../../src/stores/stores.js';
 import { createIdentity } from '../../src/identity/provider.js';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isSqlite } from '../../lib/dialect.js';
+import { isSqlite } from '../dialect.js';
 
 /**
  * A counter the database bumps, in the same transaction, whenever a write may end a bearer token:

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isSqlite } from '../../lib/dialect.js';
+import { isSqlite } from '../dialect.js';
 
 /**
  * A counter the database bumps, in the same transaction, on every write to a table a GraphQL answer is

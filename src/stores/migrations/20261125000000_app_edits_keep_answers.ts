@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isSqlite } from '../../lib/dialect.js';
+import { isSqlite } from '../dialect.js';
 
 /**
  * Registering or editing an app changes no answer about events, so it no longer moves the data epoch (any
