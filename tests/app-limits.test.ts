@@ -9,7 +9,7 @@ import { createDb, type Db } from '../src/stores/knex.js';
 import { createStores } from '../src/stores/stores.js';
 import type { UserRow } from '../src/stores/types.js';
 import { accountSession, type AccountSession } from './helpers/account-session.js';
-import { cli } from './helpers/cli.js';
+import { appCreateArgs, cli } from './helpers/cli.js';
 import { startServer, type TestServer } from './helpers/harness.js';
 
 // Unlimited app registration: apps per owner are capped (MAX_APPS_PER_USER, the account pages and the CLI
@@ -40,17 +40,7 @@ async function newUser(state: 'active' | 'deactivated' = 'active'): Promise<User
 const signIn = (user: UserRow, url = server.url) => accountSession(url, user.email!, PASSWORD);
 const roster = (args: string[], env: NodeJS.ProcessEnv = { MAX_APPS_PER_USER: String(CAP) }) =>
   cli(server.config.databaseUrl, args, '', env);
-const createArgs = (owner: UserRow, name: string) => [
-  'app',
-  'create',
-  '--owner',
-  owner.uid,
-  '--name',
-  name,
-  '--redirect-uri',
-  'https://app.example/cb',
-  '--json',
-];
+const createArgs = (owner: UserRow, name: string) => appCreateArgs(owner.uid, name, 'https://app.example/cb', '--json');
 const register = (session: AccountSession, name: string) =>
   session.post('/account/apps', { name, redirect_uris: 'https://app.example/cb', type: 'confidential' });
 const appsOf = async (user: UserRow) => (await server.stores.apps.listByOwner(user.id)).length;

@@ -1,6 +1,6 @@
 import { sha256 } from '../src/lib/secrets.js';
 import type { UserRow } from '../src/stores/types.js';
-import { cli } from './helpers/cli.js';
+import { appCreateArgs, cli } from './helpers/cli.js';
 import { useMigratedDatabase } from './helpers/harness.js';
 
 // One-time secrets thrown away: every command that shows a secret once prints it without --json too,
@@ -35,16 +35,7 @@ const tokenHashes = async (clientId: string) =>
 
 describe('app create without --json', () => {
   test('prints the client id, the client secret and the app token, each labelled', async () => {
-    const res = await roster(
-      'app',
-      'create',
-      '--owner',
-      owner.uid,
-      '--name',
-      'Badge Printer',
-      '--redirect-uri',
-      'https://badges.example/cb',
-    );
+    const res = await roster(...appCreateArgs(owner.uid, 'Badge Printer', 'https://badges.example/cb'));
     expect(res.code).toBe(0);
     const clientId = /^created app (\S+)/.exec(res.stdout)?.[1];
     expect(clientId).toBeDefined();
@@ -57,17 +48,7 @@ describe('app create without --json', () => {
   });
 
   test('a public app: the app token, and a line saying there is no secret', async () => {
-    const res = await roster(
-      'app',
-      'create',
-      '--owner',
-      owner.uid,
-      '--name',
-      'Kiosk',
-      '--redirect-uri',
-      'http://127.0.0.1:3000/cb',
-      '--public',
-    );
+    const res = await roster(...appCreateArgs(owner.uid, 'Kiosk', 'http://127.0.0.1:3000/cb', '--public'));
     expect(res.code).toBe(0);
     const clientId = /^created app (\S+)/.exec(res.stdout)![1]!;
     expect(labelled(res.stdout, 'client secret')).toBeUndefined();
@@ -79,17 +60,7 @@ describe('app create without --json', () => {
 describe('rotations without --json', () => {
   let clientId: string;
   beforeAll(async () => {
-    const res = await roster(
-      'app',
-      'create',
-      '--owner',
-      owner.uid,
-      '--name',
-      'Rotated',
-      '--redirect-uri',
-      'https://rotated.example/cb',
-      '--json',
-    );
+    const res = await roster(...appCreateArgs(owner.uid, 'Rotated', 'https://rotated.example/cb', '--json'));
     clientId = res.json.client_id as string;
   });
 

@@ -1,6 +1,6 @@
 import type { UserRow } from '../../src/stores/types.js';
 import { signedInUser } from '../helpers/account-session.js';
-import { cli } from '../helpers/cli.js';
+import { appCreateArgs, cli } from '../helpers/cli.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { ndjson } from '../helpers/ndjson.js';
 
@@ -96,16 +96,7 @@ describe('the account pages refuse them', () => {
 
 describe('the CLI refuses them, in one escaped line', () => {
   test.each(HOSTILE)('app create --name with %s', async (_what, name, codePoint) => {
-    const res = await roster(
-      'app',
-      'create',
-      '--owner',
-      owner.uid,
-      '--name',
-      name,
-      '--redirect-uri',
-      'https://app.example/cb',
-    );
+    const res = await roster(...appCreateArgs(owner.uid, name, 'https://app.example/cb'));
     expectOneLineRefusal(
       res,
       new RegExp(`^roster: --name ${REFUSAL.source} \\(found ${codePoint.replace('+', '\\+')}\\)`),
@@ -115,7 +106,7 @@ describe('the CLI refuses them, in one escaped line', () => {
 
   test('app create and update --redirect-uri with an ESC sequence', async () => {
     const uri = `https://app.example/cb?x=${FORGED}`;
-    const created = await roster('app', 'create', '--owner', owner.uid, '--name', 'N', '--redirect-uri', uri);
+    const created = await roster(...appCreateArgs(owner.uid, 'N', uri));
     expectOneLineRefusal(created, /^roster: --redirect-uri must not contain control or text-direction characters/);
 
     const { app } = await server.stores.apps.create({

@@ -37,3 +37,16 @@ export async function cli(
   }
   return { code, stdout: text, stderr: Buffer.concat(err).toString(), json };
 }
+
+/** The arguments of `roster app create` for an owner and one redirect URI, then any further flags. */
+export const appCreateArgs = (owner: string, name: string, redirectUri: string, ...more: string[]): string[] => [
+  'app',
+  'create',
+  '--owner',
+  owner,
+  '--name',
+  name,
+  '--redirect-uri',
+  redirectUri,
+  ...more,
+];
