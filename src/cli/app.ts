@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { ClientAppRow, UserRow } from '../stores/types.js';
 import { collect, type Run } from './runtime.js';
 import { fields, isoOrNull, nextCursor, pageText, table } from './table.js';
+import { isSuspended } from '../services/account-state.js';
 
 const appJson = (app: ClientAppRow, owner: UserRow | undefined) => ({
   client_id: app.clientId,
@@ -10,7 +11,7 @@ const appJson = (app: ClientAppRow, owner: UserRow | undefined) => ({
   redirect_uris: app.redirectUris,
   type: app.clientSecretHash === null ? 'public' : 'confidential',
   // An app works only while its owner is active.
-  suspended: owner?.activationState !== 'active',
+  suspended: isSuspended(owner),
   created_at: isoOrNull(app.createdAt),
   updated_at: isoOrNull(app.updatedAt),
 });

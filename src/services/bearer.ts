@@ -5,6 +5,7 @@ import { InvalidToken } from './errors.js';
 import { APP_TOKEN_PREFIX } from '../lib/ids.js';
 import { sha256 } from '../lib/secrets.js';
 import type { Viewer } from './viewer.js';
+import { isActive } from './account-state.js';
 
 /** What the token store knows of a user access token (oidc-provider's AccessToken, looked up). */
 export interface AccessTokenInfo {
@@ -59,7 +60,7 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
     if (!info) throw new InvalidToken();
     // A token dies with its user's activation and with its app (deleted, or suspended: owner inactive).
     const subject = await stores.users.withApp(info.accountId, info.clientId);
-    if (!subject || subject.activationState !== 'active') throw new InvalidToken();
+    if (!subject || !isActive(subject)) throw new InvalidToken();
     const viewer: Viewer = {
       kind: 'user',
       userId: subject.userId,

@@ -5,6 +5,7 @@ import { APP_TOKEN_PREFIX } from '../lib/ids.js';
 import { sha256 } from '../lib/secrets.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import type { UserService } from './user-service.js';
+import { isActive, isSuspended } from './account-state.js';
 
 /** An app the user has authorized, with every scope granted to it across their grants. */
 export interface Authorization {
@@ -69,10 +70,10 @@ export class GrantService {
    */
   async tokenSubject(userKey: string, clientId: string): Promise<{ user: UserRow; app: ClientAppRow }> {
     const user = await this.users.getByKey(userKey);
-    if (user.activationState !== 'active') throw new Conflict(`user ${user.uid} is ${user.activationState}`);
+    if (!isActive(user)) throw new Conflict(`user ${user.uid} is ${user.activationState}`);
     const app = await this.apps.getByClientId(clientId);
     const owner = await this.users.findById(app.ownerId);
-    if (owner && owner.activationState !== 'active') {
+    if (owner && isSuspended(owner)) {
       throw new Conflict(`app ${app.clientId} is suspended: its owner ${owner.uid} is ${owner.activationState}`);
     }
     return { user, app };

@@ -6,6 +6,7 @@ import type { Mailer } from './mailer.js';
 import type { ResetThrottle } from './reset-throttle.js';
 import { MAX_PASSWORD_LENGTH } from './sign-in.js';
 import { checkPassword, type UserService } from './user-service.js';
+import { isActive } from './account-state.js';
 
 export const RESET_TTL_MS = 30 * 60 * 1000;
 
@@ -49,7 +50,7 @@ export class PasswordResetService {
 
   /** A new link for an active user with an email address (the address is what they sign in with). */
   async issueLink(user: UserRow): Promise<ResetLink> {
-    if (user.activationState !== 'active') throw new InvalidInput(`user ${user.uid} is ${user.activationState}`);
+    if (!isActive(user)) throw new InvalidInput(`user ${user.uid} is ${user.activationState}`);
     if (!user.email) throw new InvalidInput(`user ${user.uid} has no email address to sign in with`);
     const id = randomToken('', 12);
     const secret = randomToken('', 32);
@@ -75,7 +76,7 @@ export class PasswordResetService {
 
   private async send({ mailer, serviceName }: ResetDelivery, email: string): Promise<void> {
     const user = await this.stores.users.findByEmail(email);
-    if (!user?.email || user.activationState !== 'active') return;
+    if (!user?.email || !isActive(user)) return;
     const link = await this.issueLink(user);
     await mailer.send({
       to: user.email,
@@ -95,7 +96,7 @@ export class PasswordResetService {
     if (!row || !constantTimeEqual(sha256(match[2]!), row.secretHash)) return undefined;
     if (row.usedAt !== null || row.expiresAt <= this.now()) return undefined;
     const user = await this.stores.users.findById(row.userId);
-    return user?.activationState === 'active' ? user : undefined;
+    return isActive(user) ? user : undefined;
   }
 
   /**

@@ -2,6 +2,7 @@ import { verifyPassword } from '../lib/secrets.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { Stores } from '../stores/stores.js';
 import type { UserRow } from '../stores/types.js';
+import { isActive } from './account-state.js';
 
 /** Why a sign-in was refused: fields missing, wrong credentials (or an inactive user), or too many attempts. */
 export interface SignInRefusal {
@@ -51,7 +52,7 @@ export class SignIn {
     const user = await this.stores.users.findByEmail(email.trim());
     // verifyPassword spends the same time for unknown users; inactive users get the same answer as a wrong password.
     const valid = await verifyPassword(password, user?.passwordHash ?? null);
-    if (!valid || !user || user.activationState !== 'active') {
+    if (!valid || !user || !isActive(user)) {
       return { ok: false, reason: 'refused', message: WRONG_CREDENTIALS };
     }
     await attempt.succeeded();
@@ -70,7 +71,7 @@ export class SignIn {
   async sessionUser(token: string): Promise<UserRow | undefined> {
     const userId = await this.stores.accountSessions.userIdFor(token);
     const user = userId === undefined ? undefined : await this.stores.users.findById(userId);
-    if (user?.activationState === 'active') return user;
+    if (user && isActive(user)) return user;
     await this.stores.accountSessions.delete(token);
     return undefined;
   }

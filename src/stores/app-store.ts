@@ -5,7 +5,7 @@ import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Db } from './knex.js';
 import { keysetPage } from './keyset.js';
 import { toClientApp } from './rows.js';
-import type { ClientAppRow, Page } from './types.js';
+import { ACTIVE, type ClientAppRow, type Page } from './types.js';
 
 export interface NewClientApp {
   ownerId: number;
@@ -44,7 +44,7 @@ export class AppStore {
       .join('client_apps', 'client_apps.id', 'app_tokens.app_id')
       .join('users', 'users.id', 'client_apps.owner_id')
       .where('app_tokens.token_hash', sha256(token))
-      .andWhere('users.activation_state', 'active')
+      .andWhere('users.activation_state', ACTIVE)
       .first('client_apps.*');
     return row ? toClientApp(row) : undefined;
   }
@@ -54,7 +54,7 @@ export class AppStore {
     const row = await this.db('client_apps')
       .join('users', 'users.id', 'client_apps.owner_id')
       .where('client_apps.client_id', clientId)
-      .andWhere('users.activation_state', 'active')
+      .andWhere('users.activation_state', ACTIVE)
       .first('client_apps.*');
     return row ? toClientApp(row) : undefined;
   }

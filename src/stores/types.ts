@@ -2,6 +2,8 @@
 
 export type ActivationState = 'active' | 'pending' | 'deactivated';
 export const ACTIVATION_STATES: readonly ActivationState[] = ['active', 'pending', 'deactivated'];
+/** The one state in which a user signs in and their apps work (services/account-state.ts). */
+export const ACTIVE: ActivationState = 'active';
 
 export type Visibility = 'public' | 'private';
 

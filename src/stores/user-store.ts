@@ -3,7 +3,7 @@ import { chunks } from './chunks.js';
 import type { Db } from './knex.js';
 import { keysetPage } from './keyset.js';
 import { toUser } from './rows.js';
-import type { ActivationState, Page, UserRow } from './types.js';
+import { ACTIVE, type ActivationState, type Page, type UserRow } from './types.js';
 
 /** A user's writable fields: on insert an absent one gets its default, on update it keeps its stored value. */
 export interface UserFields {
@@ -46,7 +46,7 @@ const newUserColumns = (u: NewUser, now: number) => ({
   picture: null,
   zoneinfo: null,
   password_hash: null,
-  activation_state: 'active',
+  activation_state: ACTIVE,
   ...userColumns(u),
   uid: u.uid ?? newUid(),
   created_at: now,
@@ -93,7 +93,7 @@ export class UserStore {
       .join('client_apps as a', (on) => on.onVal('a.client_id', clientId))
       .join('users as owner', 'owner.id', 'a.owner_id')
       .where('u.uid', uid)
-      .andWhere('owner.activation_state', 'active')
+      .andWhere('owner.activation_state', ACTIVE)
       .first('u.id as user_id', 'u.activation_state', 'a.id as app_id', 'a.name as app_name');
     if (!row) return undefined;
     return {
