@@ -2,10 +2,33 @@ import type { Response } from 'express';
 import { sendErrorPage } from './pages/error-page.js';
 import { sendJsonError } from './json-error.js';
 
-/** Where the answers are HTML pages: ours (/account, /interaction) and oidc-provider's sign-in and sign-out. */
-export const PAGE_PATHS = ['/account', '/interaction', '/auth', '/session'];
+/**
+ * Every path family Roster serves itself, in one table: whether it answers with HTML pages (page headers,
+ * the error page) and its bounded metrics label. A path no family claims is oidc-provider's (`oidc`).
+ */
+export const ROUTE_FAMILIES: readonly { prefix: string; pages: boolean; label: string }[] = [
+  { prefix: '/graphql', pages: false, label: '/graphql' },
+  { prefix: '/openid/userinfo', pages: false, label: '/openid/userinfo' },
+  { prefix: '/healthz', pages: false, label: '/healthz' },
+  { prefix: '/readyz', pages: false, label: '/readyz' },
+  { prefix: '/metrics', pages: false, label: '/metrics' },
+  { prefix: '/account', pages: true, label: '/account' },
+  { prefix: '/interaction', pages: true, label: '/interaction' },
+  // oidc-provider's own pages: sign-in errors and sign-out.
+  { prefix: '/auth', pages: true, label: 'oidc' },
+  { prefix: '/session', pages: true, label: 'oidc' },
+];
 
-const isPagePath = (path: string) => PAGE_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
+const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+const familyOf = (path: string) => ROUTE_FAMILIES.find((f) => under(path, f.prefix));
+
+/** Where the answers are HTML pages: ours (/account, /interaction) and oidc-provider's sign-in and sign-out. */
+export const PAGE_PATHS = ROUTE_FAMILIES.filter((f) => f.pages).map((f) => f.prefix);
+
+const isPagePath = (path: string) => familyOf(path)?.pages === true;
+
+/** Where a path belongs, as a bounded metrics label (never the path itself: ids and garbage stay out). */
+export const routeLabel = (path: string): string => familyOf(path)?.label ?? 'oidc';
 
 export interface Failure {
   status: number;

@@ -1,18 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { requestInfo } from '../http/locals.js';
+import { routeLabel } from '../http/route-format.js';
 import type { Metrics } from './metrics.js';
-
-const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
-
-/** Where a path belongs, as a bounded metrics label (never the path itself: ids and garbage stay out). */
-function routeOf(path: string): string {
-  if (under(path, '/graphql')) return '/graphql';
-  if (['/openid/userinfo', '/healthz', '/readyz', '/metrics'].includes(path)) return path;
-  if (under(path, '/interaction')) return '/interaction';
-  if (under(path, '/account')) return '/account';
-  return 'oidc';
-}
 
 /** One JSON log line and the metrics per request: never a token, a password or a body. */
 export function requestLog(logger: Logger, metrics: Metrics) {
@@ -24,7 +14,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
       const { viewer } = res.locals;
       const { operationName: operation, cost } = requestInfo(res);
       const labels = {
-        route: routeOf(path),
+        route: routeLabel(path),
         operation: metrics.operationLabel(operation ?? ''),
         status: String(res.statusCode),
       };
