@@ -6,9 +6,9 @@ import { rmSync } from 'node:fs';
 import { loadConfig } from '../dist/config.js';
 import { createDb, migrate } from '../dist/stores/knex.js';
 import { createStores } from '../dist/stores/stores.js';
-import { createIdentity } from '../dist/identity/provider.js';
+import { createIdentity } from '../dist/oidc/provider.js';
 import { NdjsonImporter } from '../dist/services/import/ndjson-import.js';
-import { mintAccessToken } from '../dist/identity/mint-token.js';
+import { mintAccessToken } from '../dist/oidc/mint-token.js';
 
 export const SWEEP_SLUG = 'bench-event';
 export const REGISTRANTS = 1000;

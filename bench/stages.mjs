@@ -24,7 +24,7 @@ const OTHER = 'other';
  */
 const STAGES = [
   ['response cache', [/dist\/graphql\/response-cache/]],
-  ['bearer token', [/dist\/services\/bearer|dist\/http\/bearer-auth|dist\/identity\/access-token|\/lru-cache\//]],
+  ['bearer token', [/dist\/services\/bearer|dist\/http\/bearer-auth|dist\/oidc\/access-token|\/lru-cache\//]],
   [
     'limits and cost',
     [/dist\/graphql\/(plugins\/query-limits|limits|request-guards|introspection-sizes)|dist\/http\/request-timeout/],

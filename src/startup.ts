@@ -2,7 +2,7 @@ import type Provider from 'oidc-provider';
 import type { Config } from './config.js';
 import { withLock, type Db } from './stores/knex.js';
 import { createStores } from './stores/stores.js';
-import { mintAccessToken } from './identity/mint-token.js';
+import { mintAccessToken } from './oidc/mint-token.js';
 import { DEMO, seedDemo, type DemoSeed } from './services/demo-seed.js';
 import { createServices, type ServiceConfig, type Services } from './services/services.js';
 

@@ -1,5 +1,5 @@
 import { createDb, type Db } from '../src/stores/knex.js';
-import { mintAccessToken } from '../src/identity/mint-token.js';
+import { mintAccessToken } from '../src/oidc/mint-token.js';
 import { useSeededServer } from './helpers/fixtures.js';
 import { sqlDuring } from './helpers/sql.js';
 

@@ -72,7 +72,7 @@ describe('/graphql bearer errors (RFC 6750)', () => {
       name: 'Short-lived',
       redirectUris: ['https://example.com/cb'],
     });
-    const { mintAccessToken } = await import('../src/identity/mint-token.js');
+    const { mintAccessToken } = await import('../src/oidc/mint-token.js');
     const user = await mintAccessToken(t.server.provider, {
       accountId: t.fx.organizer.uid,
       clientId: made.app.clientId,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mintAccessToken } from '../src/identity/mint-token.js';
+import { mintAccessToken } from '../src/oidc/mint-token.js';
 import { cli } from './helpers/cli.js';
 import { useSeededServer } from './helpers/fixtures.js';
 

@@ -7,7 +7,7 @@ import { buildContext } from '../src/graphql/context.js';
 import { jitExecutor } from '../src/graphql/jit-executor.js';
 import { resolvers } from '../src/graphql/resolvers/index.js';
 import { SCHEMA_SDL } from '../src/graphql/server.js';
-import { createAccessTokenLookup } from '../src/identity/access-token-lookup.js';
+import { createAccessTokenLookup } from '../src/oidc/access-token-lookup.js';
 import { useSeededServer, type Fixtures } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
 

@@ -1,4 +1,4 @@
-import { mintAccessToken } from '../src/identity/mint-token.js';
+import { mintAccessToken } from '../src/oidc/mint-token.js';
 import { isSqlite } from '../src/stores/dialect.js';
 import { cli } from './helpers/cli.js';
 import { seedFixtures, useSeededServer } from './helpers/fixtures.js';

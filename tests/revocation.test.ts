@@ -1,4 +1,4 @@
-import { mintAccessToken } from '../src/identity/mint-token.js';
+import { mintAccessToken } from '../src/oidc/mint-token.js';
 import { useSeededServer } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
 

@@ -1,6 +1,6 @@
 import { useSeededServer } from './helpers/fixtures.js';
 import { gql, SEED_QUERY } from './helpers/graphql.js';
-import { mintAccessToken } from '../src/identity/mint-token.js';
+import { mintAccessToken } from '../src/oidc/mint-token.js';
 import { globalId } from '../src/lib/ids.js';
 
 // A user token reads /graphql only when openid was granted: the consent page lists the API under openid alone.

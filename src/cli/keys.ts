@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { rotateSigningKey, signingKeyStatus } from '../identity/keys.js';
+import { rotateSigningKey, signingKeyStatus } from '../services/signing-keys.js';
 import type { Run } from './runtime.js';
 import { isoOrNull, table } from './table.js';
 

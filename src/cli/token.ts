@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { SUPPORTED_SCOPES } from '../identity/claims.js';
+import { SUPPORTED_SCOPES } from '../oidc/claims.js';
 import { CliError, readFirstLine, type CliIo, type Run } from './runtime.js';
 
 export function registerToken(program: Command, run: Run, io: CliIo): void {
@@ -19,8 +19,8 @@ export function registerToken(program: Command, run: Run, io: CliIo): void {
         if (scopes.length === 0) throw new CliError('--scope needs at least one scope');
         const { user, app } = await services.grants.tokenSubject(opts.user, opts.client);
         // Loaded here only: the provider is heavy and the other commands do not need it.
-        const { createIdentity } = await import('../identity/provider.js');
-        const { mintAccessToken } = await import('../identity/mint-token.js');
+        const { createIdentity } = await import('../oidc/provider.js');
+        const { mintAccessToken } = await import('../oidc/mint-token.js');
         const { provider } = await createIdentity({ config, stores });
         const minted = await mintAccessToken(provider, {
           accountId: user.uid,

@@ -1,5 +1,5 @@
 import { PAGE_PATHS } from '../../src/http/route-format.js';
-import { mintAccessToken } from '../../src/identity/mint-token.js';
+import { mintAccessToken } from '../../src/oidc/mint-token.js';
 import { hashPassword } from '../../src/lib/secrets.js';
 import { resetLinkFor } from '../../src/http/reset-link.js';
 import { PasswordResetService } from '../../src/services/password-reset-service.js';

@@ -1,5 +1,5 @@
 import type { ActivationState } from '../../src/stores/types.js';
-import { mintAccessToken } from '../../src/identity/mint-token.js';
+import { mintAccessToken } from '../../src/oidc/mint-token.js';
 import { cli } from '../helpers/cli.js';
 import { gql } from '../helpers/graphql.js';
 import { startServer, type TestServer } from '../helpers/harness.js';

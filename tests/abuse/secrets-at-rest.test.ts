@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { isSqlite } from '../../src/stores/dialect.js';
 import { createDb, migrate, type Db } from '../../src/stores/knex.js';
 import { createStores } from '../../src/stores/stores.js';
-import { createIdentity } from '../../src/identity/provider.js';
+import { createIdentity } from '../../src/oidc/provider.js';
 import { launchBrowser, signInOnPage, startCallback, type Callback } from '../helpers/browser.js';
 import { freshDatabase, startServer, type TestServer } from '../helpers/harness.js';
 import { authorizationRequest, discover, exchangeCode } from '../helpers/relying-party.js';

@@ -1,5 +1,5 @@
 import type { EventRow, UserRow } from '../../src/stores/types.js';
-import { mintAccessToken } from '../../src/identity/mint-token.js';
+import { mintAccessToken } from '../../src/oidc/mint-token.js';
 import { startServer, type TestServer } from './harness.js';
 
 export interface Fixtures {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import { requestIdOf } from '../http/locals.js';
-import { keySignature, signingOrder } from './keys.js';
+import { keySignature, signingOrder } from '../services/signing-keys.js';
 import { createIdentity, type Identity } from './provider.js';
 
 type IdentityDeps = Parameters<typeof createIdentity>[0];

@@ -5,13 +5,13 @@ import { constantTimeEqual, sha256 } from '../lib/secrets.js';
 import { requestIdOf } from '../http/locals.js';
 import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
-import { createFindAccount } from './find-account.js';
+import { createFindAccount } from './accounts.js';
 import { createInteractionPolicy } from './interaction-policy.js';
-import { keySignature, loadIdentitySecrets } from './keys.js';
+import { keySignature, loadIdentitySecrets } from '../services/signing-keys.js';
 import { GRANT_TTL_SECONDS, remainingGrantTtl } from './lifetimes.js';
 import { pinToBaseUrl } from './public-origin.js';
 import { errorPage } from '../http/pages/error-page.js';
-import { loggedOutPage, logoutPage } from './views/interaction-pages.js';
+import { loggedOutPage, logoutPage } from '../pages/views/interaction-pages.js';
 import { sendProviderPage } from '../http/pages/layout.js';
 
 export const USERINFO_PATH = '/openid/userinfo';
