@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../dist/config.js';
-import { createDb, migrate } from '../dist/stores/knex.js';
+import { createDb, migrate } from '../dist/stores/database.js';
 import { createStores } from '../dist/stores/stores.js';
 import { createIdentity } from '../dist/oidc/provider.js';
 import { NdjsonImporter } from '../dist/services/import/ndjson-import.js';

@@ -7,7 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import { createServer as createHttpServer } from 'node:http';
 import { createApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
-import { createDb } from '../dist/stores/knex.js';
+import { createDb } from '../dist/stores/database.js';
 import {
   CANONICAL_SLUG,
   REGISTRANTS,

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { createApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
-import { createDb, migrate } from '../dist/stores/knex.js';
+import { createDb, migrate } from '../dist/stores/database.js';
 import { DEMO, seedDemo } from '../dist/services/demo-seed.js';
 
 const file = '/tmp/roster-screenshot.sqlite3';

@@ -3,14 +3,14 @@ import type Provider from 'oidc-provider';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
-import { createBearerResolver } from './services/bearer.js';
+import { createViewerLookup } from './services/bearer.js';
 import { createCsrf } from './http/csrf.js';
 import { GUARDED_PATHS, authorizeGuard } from './oidc/authorize-guard.js';
 import { createServices, type Services } from './services/services.js';
 import type { Config } from './config.js';
-import type { Db } from './stores/knex.js';
+import type { Db } from './stores/database.js';
 import { createStores, type Stores } from './stores/stores.js';
-import { createGraphqlRouter } from './graphql/server.js';
+import { createGraphqlRouter } from './graphql/router.js';
 import { createAccessTokenLookup } from './oidc/access-token-lookup.js';
 import { accountRouter } from './pages/account.js';
 import { passwordResetRouter } from './pages/password-reset.js';
@@ -66,8 +66,8 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     logger.error({ err, requestId }, 'provider request failed'),
   );
   const { pairwiseSalt } = identity;
-  const resolver = createBearerResolver(stores, createAccessTokenLookup(identity));
-  const graphql = await createGraphqlRouter({ services, resolver, config, logger, limiter });
+  const viewers = createViewerLookup(stores, createAccessTokenLookup(identity));
+  const graphql = await createGraphqlRouter({ services, viewers, config, logger, limiter });
   const secure = config.baseUrl.startsWith('https:');
   const csrf = createCsrf(
     await stores.secrets.getOrCreate('csrf_secret', () => randomBytes(32).toString('base64url')),
@@ -121,7 +121,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   app.use(interactionRouter({ identity, services, signIn, csrf }));
   app.use(passwordResetRouter({ resets, csrf }));
   app.use(accountRouter({ services, signIn, csrf, secure, appChanges: services.appChanges }));
-  app.use(userinfoRouter({ services, resolver, pairwiseSalt, limiter }));
+  app.use(userinfoRouter({ services, viewers, pairwiseSalt, limiter }));
   app.all(GUARDED_PATHS, authorizeGuard(services.authorizeThrottle));
   app.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).

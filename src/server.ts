@@ -1,6 +1,7 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
-import { createDb, databaseUnavailable, migrate } from './stores/knex.js';
+import { createDb, migrate } from './stores/database.js';
+import { databaseUnavailable } from './stores/database-errors.js';
 import { createHttpServer, listen } from './http/http-server.js';
 import { metricsListener } from './observability/metrics-server.js';
 import { stopGracefullyOnSignals } from './http/shutdown.js';

@@ -1,6 +1,6 @@
 import type Provider from 'oidc-provider';
 import type { Config } from './config.js';
-import { withLock, type Db } from './stores/knex.js';
+import { withLock, type Db } from './stores/database.js';
 import { createStores } from './stores/stores.js';
 import { mintAccessToken } from './oidc/mint-token.js';
 import { DEMO, seedDemo, type DemoSeed } from './services/demo-seed.js';

@@ -5,7 +5,7 @@ import { createHttpServer } from '../src/http/http-server.js';
 import { hashPassword } from '../src/lib/secrets.js';
 import { Conflict } from '../src/services/errors.js';
 import { createServices } from '../src/services/services.js';
-import { createDb, type Db } from '../src/stores/knex.js';
+import { createDb, type Db } from '../src/stores/database.js';
 import { createStores } from '../src/stores/stores.js';
 import type { UserRow } from '../src/stores/types.js';
 import { accountSession, type AccountSession } from './helpers/account-session.js';

@@ -1,4 +1,4 @@
-import { createDb, type Db } from '../src/stores/knex.js';
+import { createDb, type Db } from '../src/stores/database.js';
 import { mintAccessToken } from '../src/oidc/mint-token.js';
 import { useSeededServer } from './helpers/fixtures.js';
 import { sqlDuring } from './helpers/sql.js';

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { distPath, useBuiltDist } from './helpers/build.js';
 import { cli } from './helpers/cli.js';
 import { freshDatabase } from './helpers/harness.js';
-import { createDb, type Db } from '../src/stores/knex.js';
+import { createDb, type Db } from '../src/stores/database.js';
 
 let database: { url: string; drop(): Promise<void> };
 let db: Db;

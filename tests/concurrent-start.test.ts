@@ -1,4 +1,4 @@
-import { createDb, type Db } from '../src/stores/knex.js';
+import { createDb, type Db } from '../src/stores/database.js';
 import { migrationSource } from '../src/stores/migrations/index.js';
 import { DEMO } from '../src/services/demo-seed.js';
 import { useBuiltDist } from './helpers/build.js';

@@ -113,7 +113,7 @@ describe('the CLI process', () => {
 test('later, a database gone away fails the query for its caller: knex itself writes nothing to stdout', async () => {
   // /readyz (and every request) reports the error in the JSON log; knex's own warning would be a raw line.
   const script = `
-    const { createDb } = await import(${JSON.stringify(distPath('stores/knex.js'))});
+    const { createDb } = await import(${JSON.stringify(distPath('stores/database.js'))});
     const db = createDb('postgres://roster:s3cret-pw@127.0.0.1:1/roster');
     const err = await db.raw('select 1').then(() => undefined, (e) => e);
     await db.destroy();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { cli } from './helpers/cli.js';
 import { freshDatabase } from './helpers/harness.js';
 import { sqlDuring } from './helpers/sql.js';
-import { createDb } from '../src/stores/knex.js';
+import { createDb } from '../src/stores/database.js';
 import { createServices } from '../src/services/services.js';
 import { EXPORT_PAGE } from '../src/services/import/ndjson-export.js';
 import { createStores } from '../src/stores/stores.js';

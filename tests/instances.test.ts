@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import * as oidc from 'openid-client';
 import { hashPassword } from '../src/lib/secrets.js';
-import { createDb, migrate, type Db } from '../src/stores/knex.js';
+import { createDb, migrate, type Db } from '../src/stores/database.js';
 import { createStores, type Stores } from '../src/stores/stores.js';
 import { loadConfig } from '../src/config.js';
 import { createIdentity } from '../src/oidc/provider.js';

@@ -1,12 +1,12 @@
 import type { GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { execute, getOperationAST, parse, validate, type ExecutionResult } from 'graphql';
-import { createBearerResolver } from '../src/services/bearer.js';
+import { createViewerLookup } from '../src/services/bearer.js';
 import { createServices } from '../src/services/services.js';
 import { buildContext } from '../src/graphql/context.js';
 import { jitExecutor } from '../src/graphql/jit-executor.js';
 import { resolvers } from '../src/graphql/resolvers/index.js';
-import { SCHEMA_SDL } from '../src/graphql/server.js';
+import { SCHEMA_SDL } from '../src/graphql/router.js';
 import { createAccessTokenLookup } from '../src/oidc/access-token-lookup.js';
 import { useSeededServer, type Fixtures } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
@@ -17,7 +17,7 @@ const schema = makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers });
 const jit = jitExecutor(schema);
 
 async function contextFor(token: keyof Fixtures['tokens']) {
-  const resolve = createBearerResolver(t.server.stores, createAccessTokenLookup(t.server));
+  const resolve = createViewerLookup(t.server.stores, createAccessTokenLookup(t.server));
   const { viewer } = await resolve(t.fx.tokens[token]);
   return buildContext(viewer, createServices(t.server.stores), 'test', {});
 }

@@ -1,7 +1,7 @@
 import { buildSchema, getIntrospectionQuery, introspectionFromSchema, type IntrospectionQuery } from 'graphql';
 import { useSeededServer } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
-import { SCHEMA_SDL } from '../src/graphql/server.js';
+import { SCHEMA_SDL } from '../src/graphql/router.js';
 
 // Issue 16: every type, field, argument and enum value of the API describes itself, as served.
 const t = useSeededServer();

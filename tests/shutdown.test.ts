@@ -1,5 +1,5 @@
 import { loadConfig } from '../src/config.js';
-import { createDb, migrate, type Db } from '../src/stores/knex.js';
+import { createDb, migrate, type Db } from '../src/stores/database.js';
 import { createStores } from '../src/stores/stores.js';
 import { useBuiltDist } from './helpers/build.js';
 import { freshDatabase } from './helpers/harness.js';

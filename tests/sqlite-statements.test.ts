@@ -1,4 +1,4 @@
-import { createDb } from '../src/stores/knex.js';
+import { createDb } from '../src/stores/database.js';
 
 // The embedded database keeps prepared statements across queries (whatever the suite's database is).
 interface Connection {

@@ -1,10 +1,10 @@
 // What the peers share with Roster: the same schema file, the same resolvers and their data access
 // (services, stores and DataLoaders), the same bearer-token resolution. Not Roster's cost and rate limits.
 import { readFileSync } from 'node:fs';
-import { createBearerResolver } from '../../dist/services/bearer.js';
+import { createViewerLookup } from '../../dist/services/bearer.js';
 import { bearerToken } from '../../dist/http/bearer-auth.js';
 import { loadConfig } from '../../dist/config.js';
-import { createDb } from '../../dist/stores/knex.js';
+import { createDb } from '../../dist/stores/database.js';
 import { createStores } from '../../dist/stores/stores.js';
 import { createServices } from '../../dist/services/services.js';
 import { buildContext } from '../../dist/graphql/context.js';
@@ -21,7 +21,7 @@ export async function peerSetup() {
   const stores = createStores(db);
   const services = createServices(stores, config);
   const identity = await createIdentity({ config, stores });
-  const bearer = createBearerResolver(stores, createAccessTokenLookup(identity));
+  const bearer = createViewerLookup(stores, createAccessTokenLookup(identity));
   let n = 0;
   /** The GraphQL context for a request's Authorization header; throws on a bad token. */
   const contextFor = async (authorization) => {

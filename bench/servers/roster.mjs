@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { createApp } from '../../dist/app.js';
 import { loadConfig } from '../../dist/config.js';
-import { createDb } from '../../dist/stores/knex.js';
+import { createDb } from '../../dist/stores/database.js';
 
 // Every check stays on: the rate limit (with a budget the benchmark cannot exhaust) and the request log
 // (one JSON line per request, to stdout: /dev/null here, a pipe to a collector in production).

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { DomainError, InvalidInput } from '../services/errors.js';
-import { DatabaseUnavailable } from '../stores/knex.js';
+import { DatabaseUnavailable } from '../stores/database-errors.js';
 import { registerApp } from './app.js';
 import { registerEvent } from './event.js';
 import { registerExport } from './export.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { migrate } from '../stores/knex.js';
+import { migrate } from '../stores/database.js';
 import type { Run } from './runtime.js';
 
 export function registerMigrate(program: Command, run: Run): void {

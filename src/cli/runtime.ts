@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig, type Config } from '../config.js';
-import { createDb, databaseUnavailable, migrate, type Db } from '../stores/knex.js';
+import { createDb, migrate, type Db } from '../stores/database.js';
+import { databaseUnavailable } from '../stores/database-errors.js';
 import { createServices, type Services } from '../services/services.js';
 import { resetLinkFor } from '../http/reset-link.js';
 import { createStores, type Stores } from '../stores/stores.js';

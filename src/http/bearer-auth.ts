@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { InvalidToken } from '../services/errors.js';
-import type { BearerResolver } from '../services/bearer.js';
+import type { ViewerLookup } from '../services/bearer.js';
 import { API_SCOPE, mayReadApi } from '../services/policy.js';
 import type { Viewer } from '../services/viewer.js';
 import { BearerError, insufficientScope, invalidToken, malformedAuthorization, missingToken } from './bearer-error.js';
@@ -36,10 +36,10 @@ export function sendBearerError(res: Response, err: BearerError, format: 'graphq
 }
 
 /** Resolves `Authorization: Bearer` into `res.locals.viewer`, or answers 401. */
-export function requireViewer(resolver: BearerResolver, format: 'graphql' | 'oauth') {
+export function requireViewer(viewers: ViewerLookup, format: 'graphql' | 'oauth') {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      const { viewer, epochs } = await resolver(bearerToken(req.headers.authorization));
+      const { viewer, epochs } = await viewers(bearerToken(req.headers.authorization));
       res.locals.viewer = viewer;
       res.locals.epochs = epochs;
     } catch (err) {

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { BearerResolver } from '../services/bearer.js';
+import type { ViewerLookup } from '../services/bearer.js';
 import { bearerApiCors } from '../http/cors.js';
 import { RateLimited, type RateLimiter } from '../services/rate-limit.js';
 import { rateLimitHeaders, sendRateLimited } from '../http/rate-limit-headers.js';
@@ -13,7 +13,7 @@ import { USERINFO_PATH } from './provider.js';
 /** GET/POST /openid/userinfo: the signed-in user's claims, by granted scope (SPEC §4). */
 export function userinfoRouter(deps: {
   services: Services;
-  resolver: BearerResolver;
+  viewers: ViewerLookup;
   pairwiseSalt: string;
   limiter: RateLimiter;
 }): Router {
@@ -26,7 +26,7 @@ export function userinfoRouter(deps: {
     }
     next();
   });
-  router.all(USERINFO_PATH, requireViewer(deps.resolver, 'oauth'), async (_req, res, next) => {
+  router.all(USERINFO_PATH, requireViewer(deps.viewers, 'oauth'), async (_req, res, next) => {
     try {
       const viewer = viewerOf(res);
       if (viewer.kind !== 'user') return sendBearerError(res, invalidToken(), 'oauth');

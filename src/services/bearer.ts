@@ -30,14 +30,14 @@ interface CachedViewer {
 }
 
 /**
- * One resolver for /graphql and userinfo alike: a token string to the viewer it speaks for.
+ * One lookup for /graphql and userinfo alike: a token string to the viewer it speaks for.
  *
  * A resolved viewer is cached (by the token's hash) and reused only while the database's auth epoch
  * is the one read before its lookup: triggers bump it on every write that may end a token, so a
  * revocation by any instance or by the CLI holds from the next request on. A cached entry never
  * outlives its token or grant, and failures are never cached.
  */
-export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTokenLookup) {
+export function createViewerLookup(stores: Stores, lookupAccessToken: AccessTokenLookup) {
   const cache = new LRUCache<string, CachedViewer>({ max: CACHE_ENTRIES, ttl: CACHE_TTL_MS });
   let lastEpoch: string | undefined;
 
@@ -95,4 +95,4 @@ export function createBearerResolver(stores: Stores, lookupAccessToken: AccessTo
   };
 }
 
-export type BearerResolver = ReturnType<typeof createBearerResolver>;
+export type ViewerLookup = ReturnType<typeof createViewerLookup>;

@@ -1,5 +1,5 @@
 import { randomToken, sha256 } from '../lib/secrets.js';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 
 /** Sessions of the account pages; the cookie holds the token, the table only its hash. */
 export class AccountSessionStore {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { isSqlite } from './dialect.js';
 import { APP_TOKEN_PREFIX, CLIENT_SECRET_PREFIX } from '../lib/ids.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 import { keysetPage } from './keyset.js';
 import { toClientApp } from './rows.js';
 import { ACTIVE, type ClientAppRow, type Page } from './types.js';

@@ -1,6 +1,6 @@
 import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { isSqlite } from './dialect.js';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 
 /** Points per window, for one kind of counter. */
 export interface CounterLimits {

@@ -1,6 +1,6 @@
 import { isSqlite } from './dialect.js';
 import { freshReads } from '../lib/fresh-reads.js';
-import { idleSqliteConnection, type Db } from './knex.js';
+import { idleSqliteConnection, type Db } from './database.js';
 
 /** The two counters the database's triggers bump (see the auth_epoch and data_epoch migrations). */
 export interface Epochs {

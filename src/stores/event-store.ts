@@ -1,5 +1,5 @@
 import { chunks } from './chunks.js';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 import { keysetPage } from './keyset.js';
 import { toEvent } from './rows.js';
 import type { EventRow, Page, Visibility } from './types.js';

@@ -1,4 +1,4 @@
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 
 /** Connections of the database pool by state (PostgreSQL; SQLite has no pool). */
 export interface PoolStats {

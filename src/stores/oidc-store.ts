@@ -1,5 +1,5 @@
 import { chunks } from './chunks.js';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 
 export interface OidcRecord {
   payload: Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 
 export interface PasswordResetRow {
   id: string;

@@ -3,7 +3,7 @@ import { finished } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import type { ClientBase } from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 
 /** A staged registration whose event or user the database does not hold. */
 export interface UnresolvedRegistration {

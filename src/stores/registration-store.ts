@@ -1,6 +1,6 @@
 import { isSqlite } from './dialect.js';
 import { chunks } from './chunks.js';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 import { keysetPage } from './keyset.js';
 import { RegistrationStaging } from './registration-staging.js';
 import { toRegistration, toRegistrationWithRegistrant } from './rows.js';

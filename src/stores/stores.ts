@@ -5,7 +5,7 @@ import { createCounter, type Counter, type CounterLimits } from './counter-store
 import { EpochStore } from './epoch-store.js';
 import { EventStore } from './event-store.js';
 import { HealthStore } from './health-store.js';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 import { OidcStore } from './oidc-store.js';
 import { PasswordResetStore } from './password-reset-store.js';
 import { RegistrationStore } from './registration-store.js';

@@ -1,6 +1,6 @@
 import { newUid } from '../lib/ids.js';
 import { chunks } from './chunks.js';
-import type { Db } from './knex.js';
+import type { Db } from './database.js';
 import { keysetPage } from './keyset.js';
 import { toUser } from './rows.js';
 import { ACTIVE, type ActivationState, type Page, type UserRow } from './types.js';

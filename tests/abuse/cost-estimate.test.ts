@@ -1,6 +1,6 @@
 import { buildSchema, Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { costOf, documentOverLimit, LIMITS, measure } from '../../src/graphql/limits.js';
-import { SCHEMA_SDL } from '../../src/graphql/server.js';
+import { SCHEMA_SDL } from '../../src/graphql/router.js';
 import { addRegistrants, useSeededServer } from '../helpers/fixtures.js';
 
 // A differential test of the cost: for random documents over the schema (literals, variables, variable

@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import { LIMITS, measure } from '../../src/graphql/limits.js';
 import { resolvers } from '../../src/graphql/resolvers/index.js';
-import { SCHEMA_SDL } from '../../src/graphql/server.js';
+import { SCHEMA_SDL } from '../../src/graphql/router.js';
 import { useSeededServer, type Fixtures } from '../helpers/fixtures.js';
 import { REFUSAL_MS } from '../helpers/timing.js';
 

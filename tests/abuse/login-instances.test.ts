@@ -1,6 +1,6 @@
 import { hashPassword } from '../../src/lib/secrets.js';
 import { LOGIN_LIMITS } from '../../src/services/login-throttle.js';
-import { createDb, migrate, type Db } from '../../src/stores/knex.js';
+import { createDb, migrate, type Db } from '../../src/stores/database.js';
 import { createStores, type Stores } from '../../src/stores/stores.js';
 import { useBuiltDist } from '../helpers/build.js';
 import { freshDatabase } from '../helpers/harness.js';

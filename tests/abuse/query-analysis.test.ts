@@ -1,6 +1,6 @@
 import { buildSchema, Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { documentOverLimit, LIMITS, measure } from '../../src/graphql/limits.js';
-import { SCHEMA_SDL } from '../../src/graphql/server.js';
+import { SCHEMA_SDL } from '../../src/graphql/router.js';
 import { useSeededServer } from '../helpers/fixtures.js';
 import { gql } from '../helpers/graphql.js';
 import { ANALYSIS_MS, fastestRun, HEALTH_MS, REFUSAL_MS, slowestHealthCheckDuring } from '../helpers/timing.js';

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hashPassword, sha256 } from '../../src/lib/secrets.js';
 import { loadConfig } from '../../src/config.js';
 import { isSqlite } from '../../src/stores/dialect.js';
-import { createDb, migrate, type Db } from '../../src/stores/knex.js';
+import { createDb, migrate, type Db } from '../../src/stores/database.js';
 import { createStores } from '../../src/stores/stores.js';
 import { createIdentity } from '../../src/oidc/provider.js';
 import { launchBrowser, signInOnPage, startCallback, type Callback } from '../helpers/browser.js';

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import knexFactory from 'knex';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createDb, migrate, type Db } from '../../src/stores/knex.js';
+import { createDb, migrate, type Db } from '../../src/stores/database.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import type { Stores } from '../../src/stores/stores.js';
 

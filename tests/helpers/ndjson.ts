@@ -1,4 +1,4 @@
-import type { Db } from '../../src/stores/knex.js';
+import type { Db } from '../../src/stores/database.js';
 
 /** Records as an NDJSON file's text, one JSON object a line. */
 export const ndjson = (...records: object[]): string => records.map((r) => JSON.stringify(r)).join('\n') + '\n';

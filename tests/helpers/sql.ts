@@ -1,4 +1,4 @@
-import type { Db } from '../../src/stores/knex.js';
+import type { Db } from '../../src/stores/database.js';
 
 /** The SQL text of every statement `db` runs while `fn` runs, and what `fn` returned. */
 export async function sqlDuring<T>(db: Db, fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {

@@ -8,7 +8,7 @@ import {
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router, type Request } from 'express';
 import type { Logger } from 'pino';
-import type { BearerResolver } from '../services/bearer.js';
+import type { ViewerLookup } from '../services/bearer.js';
 import { bearerApiCors } from '../http/cors.js';
 import type { RateLimiter } from '../services/rate-limit.js';
 import { requireApiScope, requireViewer, viewerOf } from '../http/bearer-auth.js';
@@ -44,7 +44,7 @@ export const MAX_BODY_BYTES = 100 * 1024;
 
 export interface GraphqlDeps {
   services: Services;
-  resolver: BearerResolver;
+  viewers: ViewerLookup;
   config: Config;
   logger: Logger;
   limiter: RateLimiter;
@@ -103,7 +103,7 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
       res.set('Cache-Control', CACHE_CONTROL);
       next();
     },
-    requireViewer(deps.resolver, 'graphql'),
+    requireViewer(deps.viewers, 'graphql'),
     requireApiScope,
     refuseSpentBudget(deps.limiter),
     requireJsonBody,
