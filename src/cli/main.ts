@@ -15,7 +15,7 @@ import { registerSeed } from './seed.js';
 import { registerToken } from './token.js';
 import { registerUser } from './user.js';
 import { terminalText } from './table.js';
-import { printable } from '../services/validation.js';
+import { printable } from '../lib/text.js';
 
 // src/cli/ and dist/cli/ both sit two levels below the package root.
 const VERSION = (

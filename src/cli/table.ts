@@ -1,4 +1,4 @@
-import { jsonText, printable } from '../services/validation.js';
+import { jsonText, printable } from '../lib/text.js';
 
 // What the CLI prints comes from users too (names, redirect URIs, and data stored before the rules refused
 // control characters): for people each value is printable (escaped, cut to 200 characters); --json is exact.

@@ -4,6 +4,7 @@ import type { ClientAppRow, Page } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import * as v from './validation.js';
 import { isRowId } from '../lib/ids.js';
+import { printable, quoted } from '../lib/text.js';
 
 const MAX_REDIRECT_URIS = 10;
 
@@ -63,7 +64,7 @@ export class AppService {
   /** Like findByClientId, but an app that does not exist is a NotFound. */
   async getByClientId(clientId: string): Promise<ClientAppRow> {
     const app = await this.stores.apps.findByClientId(clientId);
-    if (!app) throw new NotFound(`no app with client id ${v.printable(clientId)}`);
+    if (!app) throw new NotFound(`no app with client id ${printable(clientId)}`);
     return app;
   }
 
@@ -126,7 +127,7 @@ export class AppService {
     const base = replace ?? app.redirectUris;
     const missing = remove.find((u) => !base.includes(u.trim()));
     if (missing !== undefined)
-      throw new InvalidInput(`${v.quoted(missing)} is not a redirect URI of the app`, 'remove_redirect_uri');
+      throw new InvalidInput(`${quoted(missing)} is not a redirect URI of the app`, 'remove_redirect_uri');
     const uris = [...base.filter((u) => !remove.some((r) => r.trim() === u)), ...add];
     const fields = {
       name: name === undefined ? undefined : appName(name),

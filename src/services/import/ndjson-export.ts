@@ -2,7 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Stores } from '../../stores/stores.js';
 import type { EventRow, Page, UserRow } from '../../stores/types.js';
-import { jsonText } from '../validation.js';
+import { jsonText } from '../../lib/text.js';
 import type { ImportCounts } from './ndjson-import.js';
 
 /** Rows per keyset page: memory stays at one page whatever the table's size. */

@@ -7,6 +7,7 @@ import { userDiffers, type NewUser } from '../../stores/user-store.js';
 import { DomainError } from '../errors.js';
 import * as v from '../validation.js';
 import { parseRecord, type ImportRecord } from './records.js';
+import { printable } from '../../lib/text.js';
 
 export interface ImportCounts {
   users: number;
@@ -73,7 +74,7 @@ const refKey = (key: string) => (key.includes('@') ? key.toLowerCase() : key);
 const MAX_REASON = 500;
 
 /** A bad line's reason: one line, bounded, printable (the rules quote values only that way; this is the backstop). */
-const reasonOf = (err: unknown) => v.printable(err instanceof Error ? err.message : String(err), MAX_REASON);
+const reasonOf = (err: unknown) => printable(err instanceof Error ? err.message : String(err), MAX_REASON);
 
 /** `roster import`: NDJSON users, events and registrations, as upserts. */
 export class NdjsonImporter {

@@ -2,6 +2,7 @@ import type { EventFields } from '../../stores/event-store.js';
 import type { UserFields } from '../../stores/user-store.js';
 import { InvalidInput } from '../errors.js';
 import * as v from '../validation.js';
+import { quoted } from '../../lib/text.js';
 
 // One NDJSON line → a validated record, or a one-line reason. A field left out is `undefined` (keep the
 // stored value), an explicit null clears it; what a new user or event must carry is checked when it is written.
@@ -27,7 +28,7 @@ const REGISTRATION_FIELDS = new Set(['type', 'event', 'user']);
 function only(obj: Record<string, unknown>, allowed: Set<string>): void {
   const extra = Object.keys(obj).find((k) => !allowed.has(k));
   // The name is the file's: quoted printable and cut short, never echoed raw.
-  if (extra !== undefined) throw new InvalidInput(`unknown field ${v.quoted(extra)}`);
+  if (extra !== undefined) throw new InvalidInput(`unknown field ${quoted(extra)}`);
 }
 
 /** `undefined` when absent (leave as stored), null when explicitly null (clear), else checked. */
