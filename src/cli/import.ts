@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { fileProgress } from './progress.js';
 import { CliError, type CliIo, type Output, type Run } from './runtime.js';
-import type { DryRunReport, ImportCounts } from '../services/import/ndjson-import.js';
+import type { DryRunReport, ImportCounts } from '../services/import/import-report.js';
 
 async function open(file: string, io: CliIo): Promise<{ input: Readable; size?: number }> {
   if (file === '-') return { input: io.stdin };

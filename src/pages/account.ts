@@ -2,7 +2,7 @@ import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Csrf } from '../http/csrf.js';
 import { appChangeRefusal, type AppChangeThrottle } from '../services/app-change-throttle.js';
-import { Conflict, InvalidInput, type DomainError } from '../services/errors.js';
+import { Conflict, InvalidInput } from '../services/errors.js';
 import type { Services } from '../services/services.js';
 import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
 import type { ClientAppRow, UserRow } from '../stores/types.js';
@@ -20,15 +20,7 @@ import {
 } from './views/account-pages.js';
 import { sendErrorPage } from '../http/pages/error-page.js';
 import { sendPage } from '../http/pages/layout.js';
-
-const NOTICES: Record<string, string> = {
-  deleted: 'The app was deleted; its tokens no longer work.',
-  revoked: 'Access was revoked; that app’s tokens no longer work.',
-  edited: 'The redirect URIs were saved; sign-in requests must now name one of them.',
-};
-
-/** A destructive form posted without its confirmation field gets the confirmation page instead. */
-const confirmed = (req: Request) => (req.body as Record<string, unknown>).confirm === 'yes';
+import { confirmed, NOTICES, sentence } from './account-forms.js';
 
 interface Deps {
   services: Services;
@@ -38,16 +30,6 @@ interface Deps {
   /** Counts each user's app registrations and edits (in the database, shared by every instance). */
   appChanges: AppChangeThrottle;
 }
-
-/** The form's names for the services' fields. */
-const FIELD_LABELS: Record<string, string> = { name: 'Name', redirect_uri: 'Redirect URI' };
-
-/** A refusal as the page shows it: one sentence, the field by its label on the form. */
-const sentence = (err: DomainError) => {
-  const text =
-    err instanceof InvalidInput && err.field ? `${FIELD_LABELS[err.field] ?? err.field} ${err.reason}` : err.message;
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-};
 
 interface Signed {
   user: UserRow;

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import type { ImportCounts } from './import/ndjson-import.js';
+import type { ImportCounts } from './import/import-report.js';
 import type { Services } from './services.js';
 
 /** The demo data's known names (README "Demo data"). */

@@ -12,7 +12,8 @@ import {
   type IntrospectionQuery,
   type OperationDefinitionNode,
 } from 'graphql';
-import { LIMITS, measure } from '../../src/graphql/limits.js';
+import { LIMITS } from '../../src/graphql/limits.js';
+import { measure } from '../../src/graphql/query-shape.js';
 import { resolvers } from '../../src/graphql/resolvers/index.js';
 import { SCHEMA_SDL } from '../../src/graphql/router.js';
 import { useSeededServer, type Fixtures } from '../helpers/fixtures.js';

@@ -1,5 +1,6 @@
 import { buildSchema, Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
-import { documentOverLimit, LIMITS, measure } from '../../src/graphql/limits.js';
+import { LIMITS } from '../../src/graphql/limits.js';
+import { documentOverLimit, measure } from '../../src/graphql/query-shape.js';
 import { SCHEMA_SDL } from '../../src/graphql/router.js';
 import { useSeededServer } from '../helpers/fixtures.js';
 import { gql } from '../helpers/graphql.js';

@@ -1,5 +1,6 @@
 import { buildSchema, parse, type OperationDefinitionNode } from 'graphql';
-import { documentOverLimit, LIMITS, measure, overLimit } from '../../src/graphql/limits.js';
+import { LIMITS, overLimit } from '../../src/graphql/limits.js';
+import { documentOverLimit, measure } from '../../src/graphql/query-shape.js';
 import { useSeededServer } from '../helpers/fixtures.js';
 import { gql, SEED_QUERY } from '../helpers/graphql.js';
 import { REFUSAL_MS } from '../helpers/timing.js';

@@ -3,7 +3,8 @@ import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type 
 import { RateLimited, type RateLimiter } from '../../services/rate-limit.js';
 import { rateLimitHeaders, retryAfter } from '../../http/rate-limit-headers.js';
 import type { GraphQLContext } from '../context.js';
-import { costOf, documentOverLimit, LIMITS, measure, overLimit } from '../limits.js';
+import { costOf, LIMITS, overLimit } from '../limits.js';
+import { documentOverLimit, measure } from '../query-shape.js';
 
 const tooComplex = (reason: string, extensions: Record<string, unknown> = {}) =>
   new GraphQLError(reason, { extensions: { code: 'QUERY_TOO_COMPLEX', ...extensions, http: { status: 400 } } });

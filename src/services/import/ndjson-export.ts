@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Stores } from '../../stores/stores.js';
 import type { EventRow, Page, UserRow } from '../../stores/types.js';
 import { jsonText } from '../../lib/text.js';
-import type { ImportCounts } from './ndjson-import.js';
+import type { ImportCounts } from './import-report.js';
 
 /** Rows per keyset page: memory stays at one page whatever the table's size. */
 export const EXPORT_PAGE = 1000;

@@ -4,63 +4,20 @@ import { eventDiffers, type EventValues } from '../../stores/event-store.js';
 import type { RegistrationStaging } from '../../stores/registration-staging.js';
 import type { Stores } from '../../stores/stores.js';
 import { userDiffers, type NewUser } from '../../stores/user-store.js';
-import { DomainError } from '../errors.js';
 import * as v from '../validation.js';
 import { parseRecord, type ImportRecord } from './records.js';
-import { printable } from '../../lib/text.js';
-
-export interface ImportCounts {
-  users: number;
-  events: number;
-  registrations: number;
-}
-
-export interface LineError {
-  line: number;
-  reason: string;
-}
-
-/** What a dry run found: the first bad lines, how many more there were, and the good records by type. */
-export interface DryRunReport {
-  ok: boolean;
-  errors: LineError[];
-  more: number;
-  counts: ImportCounts;
-}
-
-export class ImportError extends DomainError {
-  constructor(
-    readonly line: number,
-    reason: string,
-  ) {
-    super(`line ${line}: ${reason}`);
-  }
-}
+import {
+  BadLines,
+  ImportError,
+  MAX_LISTED_ERRORS,
+  reasonOf,
+  type DryRunReport,
+  type Fail,
+  type ImportCounts,
+} from './import-report.js';
 
 const BATCH = 500;
-/** Bad lines a dry run lists; the rest are only counted. */
-export const MAX_LISTED_ERRORS = 100;
-
 type Records<T extends ImportRecord['type']> = Extract<ImportRecord, { type: T }>[];
-
-/** Called with each bad line: throws (an import) or notes it and lets the line be skipped (a dry run). */
-type Fail = (line: number, reason: string) => void;
-
-/** A dry run's bad lines: the lowest-numbered ones listed in line order, the rest counted. */
-class BadLines {
-  readonly listed: LineError[] = [];
-  more = 0;
-
-  readonly fail: Fail = (line, reason) => {
-    let at = this.listed.length;
-    while (at > 0 && this.listed[at - 1]!.line > line) at -= 1;
-    this.listed.splice(at, 0, { line, reason });
-    if (this.listed.length > MAX_LISTED_ERRORS) {
-      this.listed.pop();
-      this.more += 1;
-    }
-  };
-}
 
 /** Thrown to roll a dry run back once the whole file has been checked. */
 class RolledBack extends Error {}
@@ -69,12 +26,6 @@ const missing = (what: string, key: string) => `${what} "${key}" is not defined 
 
 /** Map key of a user reference: emails compare case-insensitively. */
 const refKey = (key: string) => (key.includes('@') ? key.toLowerCase() : key);
-
-/** How many characters of a bad line's reason are kept (a reason may quote the line's values). */
-const MAX_REASON = 500;
-
-/** A bad line's reason: one line, bounded, printable (the rules quote values only that way; this is the backstop). */
-const reasonOf = (err: unknown) => printable(err instanceof Error ? err.message : String(err), MAX_REASON);
 
 /** `roster import`: NDJSON users, events and registrations, as upserts. */
 export class NdjsonImporter {
