@@ -54,6 +54,14 @@ export default {
     ),
     layer('config-is-a-leaf', '^src/config\\.ts$', [], 'src/config.ts imports nothing of the app'),
     {
+      name: 'pages-do-not-import-the-provider',
+      comment:
+        'src/oidc renders the sign-out pages of src/pages, so the pages never import the provider: share through services',
+      severity: 'error',
+      from: { path: '^src/pages/' },
+      to: { path: '^src/oidc/' },
+    },
+    {
       name: 'only-stores-touch-the-database',
       comment:
         "The database drivers and the query builder are the stores' alone: ask a store (src/stores/) for what you need",

@@ -8,7 +8,7 @@ import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './accounts.js';
 import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from '../services/signing-keys.js';
-import { GRANT_TTL_SECONDS, remainingGrantTtl } from './lifetimes.js';
+import { GRANT_TTL_SECONDS, remainingGrantTtl } from '../services/grant-lifetimes.js';
 import { pinToBaseUrl } from './public-origin.js';
 import { errorPage } from '../http/pages/error-page.js';
 import { loggedOutPage, logoutPage } from '../pages/views/interaction-pages.js';

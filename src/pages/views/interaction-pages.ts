@@ -1,4 +1,4 @@
-import { GRANT_TTL_DAYS } from '../../oidc/lifetimes.js';
+import { GRANT_TTL_DAYS } from '../../services/grant-lifetimes.js';
 import { alert, csrfField, layout, signInForm, type Page } from '../../http/pages/layout.js';
 import { html, trusted } from '../../http/pages/html.js';
 
