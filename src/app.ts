@@ -18,7 +18,6 @@ import { resetLinkFor } from './http/reset-link.js';
 import { interactionRouter } from './pages/interactions.js';
 import { createLiveIdentity } from './oidc/live-identity.js';
 import { pageHeaders } from './http/pages/page-headers.js';
-import { STYLESHEET_PATH } from './http/pages/layout.js';
 import { STYLESHEET } from './http/pages/stylesheet.js';
 import { userinfoRouter } from './oidc/userinfo.js';
 import { createMetrics } from './observability/metrics.js';
@@ -27,6 +26,8 @@ import { requestTimeout } from './http/request-timeout.js';
 import { requestId } from './http/request-id.js';
 import { errorHandler } from './http/error-handler.js';
 import { PAGE_PATHS } from './http/route-format.js';
+import { PATHS } from './http/paths.js';
+import { healthRouter } from './http/health.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -90,38 +91,22 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   );
   // With METRICS_PORT, /metrics lives on its own listener (server.ts) and the public port does not serve it.
   if (config.metricsPort === undefined) {
-    app.get('/metrics', async (_req, res) => {
+    app.get(PATHS.metrics, async (_req, res) => {
       res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     });
   }
   // The API first: its requests are the many, and Express tries every route mounted before it on each one.
-  app.use('/graphql', graphql.router);
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.use(PATHS.graphql, graphql.router);
   let shuttingDown = false;
-  app.get('/readyz', async (_req, res) => {
-    if (shuttingDown) {
-      res.status(503).json({ status: 'shutting down' });
-      return;
-    }
-    try {
-      await stores.health.ping();
-      res.json({ status: 'ready' });
-    } catch (err) {
-      logger.error({ err, requestId: res.locals.requestId }, 'database not reachable');
-      res.status(503).json({ status: 'unavailable', error: 'The database is not reachable.' });
-    }
-  });
-
-  app.get(STYLESHEET_PATH, (_req, res) => {
+  app.use(healthRouter({ health: stores.health, logger, shuttingDown: () => shuttingDown }));
+  app.get(PATHS.stylesheet, (_req, res) => {
     res.type('css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
   });
   app.use(PAGE_PATHS, pageHeaders);
-  app.use(interactionRouter({ identity, services, signIn, csrf }));
-  app.use(passwordResetRouter({ resets, csrf }));
-  app.use(accountRouter({ services, signIn, csrf, secure, appChanges: services.appChanges }));
-  app.use(userinfoRouter({ services, viewers, pairwiseSalt, limiter }));
+  app.use(PATHS.interaction, interactionRouter({ identity, services, signIn, csrf }));
+  app.use(PATHS.passwordReset, passwordResetRouter({ resets, csrf }));
+  app.use(PATHS.account, accountRouter({ services, signIn, csrf, secure, appChanges: services.appChanges }));
+  app.use(PATHS.userinfo, userinfoRouter({ services, viewers, pairwiseSalt, limiter }));
   app.all(GUARDED_PATHS, authorizeGuard(services.authorizeThrottle));
   app.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).

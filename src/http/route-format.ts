@@ -1,28 +1,32 @@
 import type { Response } from 'express';
 import { sendErrorPage } from './pages/error-page.js';
 import { sendJsonError } from './json-error.js';
+import { PATHS } from './paths.js';
 
 /**
  * Every path family Roster serves itself, in one table: whether it answers with HTML pages (page headers,
  * the error page) and its bounded metrics label. A path no family claims is oidc-provider's (`oidc`).
  */
 export const ROUTE_FAMILIES: readonly { prefix: string; pages: boolean; label: string }[] = [
-  { prefix: '/graphql', pages: false, label: '/graphql' },
-  { prefix: '/openid/userinfo', pages: false, label: '/openid/userinfo' },
-  { prefix: '/healthz', pages: false, label: '/healthz' },
-  { prefix: '/readyz', pages: false, label: '/readyz' },
-  { prefix: '/metrics', pages: false, label: '/metrics' },
-  { prefix: '/account', pages: true, label: '/account' },
-  { prefix: '/interaction', pages: true, label: '/interaction' },
+  { prefix: PATHS.graphql, pages: false, label: PATHS.graphql },
+  { prefix: PATHS.userinfo, pages: false, label: PATHS.userinfo },
+  { prefix: PATHS.healthz, pages: false, label: PATHS.healthz },
+  { prefix: PATHS.readyz, pages: false, label: PATHS.readyz },
+  { prefix: PATHS.metrics, pages: false, label: PATHS.metrics },
+  { prefix: PATHS.stylesheet, pages: false, label: PATHS.stylesheet },
+  // The password reset is a page family under the account settings.
+  { prefix: PATHS.account, pages: true, label: PATHS.account },
+  { prefix: PATHS.interaction, pages: true, label: PATHS.interaction },
   // oidc-provider's own pages: sign-in errors and sign-out.
   { prefix: '/auth', pages: true, label: 'oidc' },
   { prefix: '/session', pages: true, label: 'oidc' },
 ];
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
-const familyOf = (path: string) => ROUTE_FAMILIES.find((f) => under(path, f.prefix));
+/** The family a path belongs to, if Roster serves it itself. */
+export const familyOf = (path: string) => ROUTE_FAMILIES.find((f) => under(path, f.prefix));
 
-/** Where the answers are HTML pages: ours (/account, /interaction) and oidc-provider's sign-in and sign-out. */
+/** Where the answers are HTML pages: ours (account settings, sign-in) and oidc-provider's sign-in and sign-out. */
 export const PAGE_PATHS = ROUTE_FAMILIES.filter((f) => f.pages).map((f) => f.prefix);
 
 const isPagePath = (path: string) => familyOf(path)?.pages === true;

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Stores } from '../stores/stores.js';
 import { constantTimeEqual, sha256 } from '../lib/secrets.js';
 import { requestIdOf } from '../http/locals.js';
+import { interactionHref, PATHS } from '../http/paths.js';
 import { createAdapterClass } from './adapter.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './accounts.js';
@@ -13,8 +14,6 @@ import { pinToBaseUrl } from './public-origin.js';
 import { errorPage } from '../http/pages/error-page.js';
 import { loggedOutPage, logoutPage } from '../pages/views/interaction-pages.js';
 import { sendProviderPage } from '../http/pages/layout.js';
-
-export const USERINFO_PATH = '/openid/userinfo';
 
 /** How long a sign-in (login, then consent) may take from the authorization request on. */
 export const INTERACTION_TTL_SECONDS = 10 * 60;
@@ -58,7 +57,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       },
       userinfo: { enabled: true },
     },
-    routes: { userinfo: USERINFO_PATH },
+    routes: { userinfo: PATHS.userinfo },
     // Only what an app can use (client-metadata.ts): the code flow; a confidential app's secret in the
     // Authorization header or in the body (the provider takes either for an app registered with one), or none.
     responseTypes: ['code'],
@@ -79,7 +78,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       const stored = await stores.oidc.latestGrantId(ctx.oidc.session!.accountId!, clientId);
       return stored ? ctx.oidc.provider.Grant.find(stored) : undefined;
     },
-    interactions: { policy: createInteractionPolicy(), url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { policy: createInteractionPolicy(), url: (_ctx, interaction) => interactionHref(interaction.uid) },
     ttl: {
       AccessToken: config.accessTokenTtl,
       AuthorizationCode: 60,

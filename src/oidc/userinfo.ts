@@ -8,9 +8,8 @@ import { sendOAuthError } from '../http/oauth-error.js';
 import type { Services } from '../services/services.js';
 import { insufficientScope, invalidToken } from '../http/bearer-error.js';
 import { allClaims, claimsForScopes, pairwiseSubject } from './claims.js';
-import { USERINFO_PATH } from './provider.js';
 
-/** GET/POST /openid/userinfo: the signed-in user's claims, by granted scope (SPEC §4). */
+/** GET/POST userinfo (mounted at PATHS.userinfo): the signed-in user's claims, by granted scope. */
 export function userinfoRouter(deps: {
   services: Services;
   viewers: ViewerLookup;
@@ -19,14 +18,14 @@ export function userinfoRouter(deps: {
 }): Router {
   const router = Router();
   // Before oidc-provider's own CORS: the same any-origin policy as /graphql, preflight answered here.
-  router.all(USERINFO_PATH, bearerApiCors, (req, res, next) => {
+  router.all('/', bearerApiCors, (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'POST') {
       res.set('Allow', 'GET, POST');
       return sendOAuthError(res, 405, 'invalid_request', 'Use GET or POST.');
     }
     next();
   });
-  router.all(USERINFO_PATH, requireViewer(deps.viewers, 'oauth'), async (_req, res, next) => {
+  router.all('/', requireViewer(deps.viewers, 'oauth'), async (_req, res, next) => {
     try {
       const viewer = viewerOf(res);
       if (viewer.kind !== 'user') return sendBearerError(res, invalidToken(), 'oauth');

@@ -8,6 +8,7 @@ import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
 import type { ClientAppRow, UserRow } from '../stores/types.js';
 import type { Authorization } from '../services/grant-service.js';
 import { formBody } from '../http/form-body.js';
+import { accountHref, PATHS } from '../http/paths.js';
 import { signInRefusalStatus } from '../http/sign-in-refusal.js';
 import {
   accountLoginPage,
@@ -36,13 +37,13 @@ interface Signed {
   session: string;
 }
 
-/** Account settings at /account: sign in, register and manage apps, revoke authorizations. */
+/** Account settings (mounted at PATHS.account): sign in, register and manage apps, revoke authorizations. */
 export function accountRouter(deps: Deps): Router {
   const { services, signIn, csrf, secure, appChanges } = deps;
   const cookieName = secure ? '__Secure-roster.account' : 'roster.account';
-  const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/account' };
+  const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: PATHS.account };
   const router = express.Router();
-  router.use('/account', cookieParser(), formBody('20kb'));
+  router.use(cookieParser(), formBody('20kb'));
 
   const signedIn = async (req: Request, res: Response): Promise<Signed | undefined> => {
     const session = (req.cookies as Record<string, string | undefined>)[cookieName];
@@ -54,10 +55,10 @@ export function accountRouter(deps: Deps): Router {
   };
 
   const loginForm = (req: Request, res: Response, status = 200, error?: string, email?: string) =>
-    sendPage(res, status, accountLoginPage({ csrf: csrf.issue(req, res, '', '/account'), error, email }));
+    sendPage(res, status, accountLoginPage({ csrf: csrf.issue(req, res, '', PATHS.account), error, email }));
 
   /** A form token bound to this account session. */
-  const sessionCsrf = (req: Request, res: Response, who: Signed) => csrf.issue(req, res, who.session, '/account');
+  const sessionCsrf = (req: Request, res: Response, who: Signed) => csrf.issue(req, res, who.session, PATHS.account);
 
   const dashboard = async (
     req: Request,
@@ -118,14 +119,14 @@ export function accountRouter(deps: Deps): Router {
     return app;
   };
 
-  router.get('/account', async (req: Request, res: Response) => {
+  router.get('/', async (req: Request, res: Response) => {
     const who = await signedIn(req, res);
     if (!who) return loginForm(req, res);
     const done = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
     await dashboard(req, res, who, { notice: done });
   });
 
-  router.post('/account/login', async (req: Request, res: Response) => {
+  router.post('/login', async (req: Request, res: Response) => {
     const body = req.body as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
     if (!csrf.verify(req, '')) return loginForm(req, res, 403, 'This form has expired. Sign in again.', email);
@@ -133,18 +134,18 @@ export function accountRouter(deps: Deps): Router {
     if (!result.ok) return loginForm(req, res, signInRefusalStatus(res, result), result.message, email);
     const session = await signIn.openSession(result.user);
     res.cookie(cookieName, session, { ...cookieOptions, maxAge: ACCOUNT_SESSION_TTL_MS });
-    res.redirect(303, '/account');
+    res.redirect(303, accountHref());
   });
 
-  router.post('/account/logout', async (req: Request, res: Response) => {
+  router.post('/logout', async (req: Request, res: Response) => {
     const who = await guard(req, res);
     if (!who) return;
     await signIn.closeSession(who.session);
     res.clearCookie(cookieName, cookieOptions);
-    res.redirect(303, '/account');
+    res.redirect(303, accountHref());
   });
 
-  router.post('/account/apps', async (req: Request, res: Response) => {
+  router.post('/apps', async (req: Request, res: Response) => {
     const who = await guard(req, res);
     if (!who) return;
     const body = req.body as Record<string, unknown>;
@@ -188,12 +189,12 @@ export function accountRouter(deps: Deps): Router {
     action: AppAction,
     perform: (req: Request, res: Response, who: Signed, app: ClientAppRow) => Promise<void>,
   ) => {
-    router.get(`/account/apps/:id/${action}`, async (req: Request, res: Response) => {
+    router.get(`/apps/:id/${action}`, async (req: Request, res: Response) => {
       const who = await viewer(req, res);
       const app = who && (await ownApp(req, res, who));
       if (app) confirmApp(req, res, who, app, action);
     });
-    router.post(`/account/apps/:id/${action}`, async (req: Request, res: Response) => {
+    router.post(`/apps/:id/${action}`, async (req: Request, res: Response) => {
       const who = await guard(req, res);
       const app = who && (await ownApp(req, res, who));
       if (!app) return;
@@ -227,7 +228,7 @@ export function accountRouter(deps: Deps): Router {
 
   appAction('delete', async (_req, res, _who, app) => {
     await services.apps.delete(app);
-    res.redirect(303, '/account?done=deleted');
+    res.redirect(303, accountHref('?done=deleted'));
   });
 
   const editForm = (
@@ -240,13 +241,13 @@ export function accountRouter(deps: Deps): Router {
     redirectUris?: string,
   ) => sendPage(res, status, editAppPage({ app, csrf: sessionCsrf(req, res, who), error, redirectUris }));
 
-  router.get('/account/apps/:id/edit', async (req: Request, res: Response) => {
+  router.get('/apps/:id/edit', async (req: Request, res: Response) => {
     const who = await viewer(req, res);
     const app = who && (await ownApp(req, res, who));
     if (app) editForm(req, res, who, app);
   });
 
-  router.post('/account/apps/:id/edit', async (req: Request, res: Response) => {
+  router.post('/apps/:id/edit', async (req: Request, res: Response) => {
     const who = await guard(req, res);
     const app = who && (await ownApp(req, res, who));
     if (!app) return;
@@ -256,7 +257,7 @@ export function accountRouter(deps: Deps): Router {
     if (!change) return;
     try {
       await services.apps.update(app, { redirectUris: redirectUris.split(/\r?\n/) });
-      res.redirect(303, '/account?done=edited');
+      res.redirect(303, accountHref('?done=edited'));
     } catch (err) {
       if (!(err instanceof InvalidInput)) throw err;
       await change.refused();
@@ -275,19 +276,19 @@ export function accountRouter(deps: Deps): Router {
   const confirmRevoke = (req: Request, res: Response, who: Signed, authorization: Authorization) =>
     sendPage(res, 200, confirmRevokePage({ authorization, csrf: sessionCsrf(req, res, who) }));
 
-  router.get('/account/authorizations/:clientId/revoke', async (req: Request, res: Response) => {
+  router.get('/authorizations/:clientId/revoke', async (req: Request, res: Response) => {
     const who = await viewer(req, res);
     const authorization = who && (await ownAuthorization(req, res, who));
     if (authorization) confirmRevoke(req, res, who, authorization);
   });
 
-  router.post('/account/authorizations/:clientId/revoke', async (req: Request, res: Response) => {
+  router.post('/authorizations/:clientId/revoke', async (req: Request, res: Response) => {
     const who = await guard(req, res);
     const authorization = who && (await ownAuthorization(req, res, who));
     if (!authorization) return;
     if (!confirmed(req)) return confirmRevoke(req, res, who, authorization);
     await services.grants.revoke(who.user, authorization.clientId);
-    res.redirect(303, '/account?done=revoked');
+    res.redirect(303, accountHref('?done=revoked'));
   });
 
   return router;

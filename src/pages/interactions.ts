@@ -5,6 +5,7 @@ import type { Csrf } from '../http/csrf.js';
 import type { Services } from '../services/services.js';
 import type { SignIn } from '../services/sign-in.js';
 import { formBody } from '../http/form-body.js';
+import { interactionHref } from '../http/paths.js';
 import { signInRefusalStatus } from '../http/sign-in-refusal.js';
 import { sendErrorPage } from '../http/pages/error-page.js';
 import { consentPage, loginPage } from './views/interaction-pages.js';
@@ -22,11 +23,11 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 const FORM_EXPIRED = 'This form has expired. Sign in again.';
 
-/** The login and consent pages oidc-provider sends users to, at /interaction/:uid. */
+/** The login and consent pages oidc-provider sends users to (mounted at PATHS.interaction, then /:uid). */
 export function interactionRouter(deps: Deps): Router {
   const { identity, services, signIn, csrf } = deps;
   const router = express.Router();
-  router.use('/interaction', cookieParser());
+  router.use(cookieParser());
   const form = formBody('10kb');
 
   /** The interaction bound to this browser, or an error page when it is gone or not this browser's. */
@@ -45,7 +46,7 @@ export function interactionRouter(deps: Deps): Router {
 
   const render = async (req: Request, res: Response, found: Details, status = 200, error?: string, email?: string) => {
     const uid = found.uid;
-    const token = csrf.issue(req, res, uid, `/interaction/${uid}`);
+    const token = csrf.issue(req, res, uid, interactionHref(uid));
     const name = await appName(found.params.client_id);
     if (found.prompt.name === 'login') {
       return sendPage(res, status, loginPage({ uid, appName: name, csrf: token, error, email }));
@@ -70,12 +71,12 @@ export function interactionRouter(deps: Deps): Router {
     return found;
   };
 
-  router.get('/interaction/:uid', async (req, res) => {
+  router.get('/:uid', async (req, res) => {
     const found = await details(req, res);
     if (found) await render(req, res, found);
   });
 
-  router.post('/interaction/:uid/login', form, async (req, res) => {
+  router.post('/:uid/login', form, async (req, res) => {
     const found = await accept(req, res, 'login');
     if (!found) return;
     const body = req.body as Record<string, unknown>;
@@ -92,7 +93,7 @@ export function interactionRouter(deps: Deps): Router {
     );
   });
 
-  router.post('/interaction/:uid/consent', form, async (req, res) => {
+  router.post('/:uid/consent', form, async (req, res) => {
     const found = await accept(req, res, 'consent');
     if (!found) return;
     const body = req.body as Record<string, unknown>;
@@ -126,7 +127,7 @@ export function interactionRouter(deps: Deps): Router {
     );
   });
 
-  router.post('/interaction/:uid/abort', form, async (req, res) => {
+  router.post('/:uid/abort', form, async (req, res) => {
     const found = await accept(req, res);
     if (!found) return;
     await identity.provider.interactionFinished(

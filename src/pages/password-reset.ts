@@ -5,18 +5,11 @@ import { formBody } from '../http/form-body.js';
 import { sendPage } from '../http/pages/layout.js';
 import { InvalidInput } from '../services/errors.js';
 import type { PasswordResetService } from '../services/password-reset-service.js';
-import { RESET_PATH } from '../http/reset-link.js';
+import { PATHS } from '../http/paths.js';
 
-import {
-  FORGOT_PATH,
-  forgotPage,
-  invalidLinkPage,
-  passwordChangedPage,
-  resetPage,
-  sentPage,
-} from './views/password-reset-pages.js';
+import { forgotPage, invalidLinkPage, passwordChangedPage, resetPage, sentPage } from './views/password-reset-pages.js';
 
-const COOKIE_PATH = '/account/password';
+const COOKIE_PATH = PATHS.passwordReset;
 const FORM_EXPIRED = 'This form has expired. Try again.';
 
 /** The CSRF scope of a reset form: the link's public id, so a form only submits for its own link. */
@@ -27,11 +20,11 @@ const field = (body: unknown, name: string) => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** "Forgot your password?": ask for a link by email, then choose a new password with it. */
+/** "Forgot your password?" (mounted at PATHS.passwordReset): ask for a link by email, then choose a new password with it. */
 export function passwordResetRouter(deps: { resets: PasswordResetService; csrf: Csrf }): Router {
   const { resets, csrf } = deps;
   const router = express.Router();
-  router.use(COOKIE_PATH, cookieParser(), formBody('10kb'));
+  router.use(cookieParser(), formBody('10kb'));
 
   const forgot = (req: Request, res: Response, status = 200, error?: string, email?: string) =>
     sendPage(
@@ -43,9 +36,9 @@ export function passwordResetRouter(deps: { resets: PasswordResetService; csrf: 
   const resetForm = (req: Request, res: Response, token: string, status = 200, error?: string) =>
     sendPage(res, status, resetPage({ token, csrf: csrf.issue(req, res, linkScope(token), COOKIE_PATH), error }));
 
-  router.get(FORGOT_PATH, (req, res) => forgot(req, res));
+  router.get('/forgot', (req, res) => forgot(req, res));
 
-  router.post(FORGOT_PATH, async (req, res) => {
+  router.post('/forgot', async (req, res) => {
     const email = field(req.body, 'email')?.slice(0, 320);
     if (!resets.byEmail) return forgot(req, res, 503);
     if (!csrf.verify(req, '')) return forgot(req, res, 403, FORM_EXPIRED, email);
@@ -64,14 +57,14 @@ export function passwordResetRouter(deps: { resets: PasswordResetService; csrf: 
     sendPage(res, 200, sentPage());
   });
 
-  router.get(RESET_PATH, async (req, res) => {
+  router.get('/reset', async (req, res) => {
     const token = req.query.token;
     const user = await resets.check(token);
     if (!user) return sendPage(res, 400, invalidLinkPage());
     resetForm(req, res, token as string);
   });
 
-  router.post(RESET_PATH, async (req, res) => {
+  router.post('/reset', async (req, res) => {
     const token = field(req.body, 'token');
     if (!token || !(await resets.check(token))) return sendPage(res, 400, invalidLinkPage());
     if (!csrf.verify(req, linkScope(token))) return resetForm(req, res, token, 403, FORM_EXPIRED);

@@ -2,9 +2,8 @@ import type { Response } from 'express';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { serviceNameOf } from '../locals.js';
 import { html, type SafeHtml } from './html.js';
+import { passwordHref, PATHS } from '../paths.js';
 import { NO_SCRIPT_POLICY } from './page-headers.js';
-
-export const STYLESHEET_PATH = '/assets/roster.css';
 
 /** A page waiting for the service's name (SERVICE_NAME), which its frame and some of its words show. */
 export type Page = (service: string) => string;
@@ -21,7 +20,7 @@ export function layout(title: string, body: Body, options: { wide?: boolean } = 
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · ${service}</title>
-        <link rel="stylesheet" href="${STYLESHEET_PATH}" />
+        <link rel="stylesheet" href="${PATHS.stylesheet}" />
       </head>
       <body>
         <header class="brand">
@@ -68,4 +67,4 @@ export const signInForm = (action: string, csrf: string, email: string | undefin
       <input id="password" name="password" type="password" autocomplete="current-password" required />
       <div class="actions"><button type="submit">Sign in</button></div>
     </form>
-    <p><a href="/account/password/forgot">Forgot your password?</a></p>`;
+    <p><a href="${passwordHref('/forgot')}">Forgot your password?</a></p>`;

@@ -1,6 +1,7 @@
 import type { Authorization } from '../../services/grant-service.js';
 import type { ClientAppRow, UserRow } from '../../stores/types.js';
 import { html, type SafeHtml } from '../../http/pages/html.js';
+import { accountHref } from '../../http/paths.js';
 import { alert, csrfField, layout, signInForm, type Page } from '../../http/pages/layout.js';
 
 export function accountLoginPage(input: { csrf: string; error?: string; email?: string }): Page {
@@ -8,7 +9,7 @@ export function accountLoginPage(input: { csrf: string; error?: string; email?: 
     'Account settings',
     html`<h1>Account settings</h1>
       <p class="muted">Sign in to manage your apps and the apps you have authorized.</p>
-      ${alert(input.error)} ${signInForm('/account/login', input.csrf, input.email)}`,
+      ${alert(input.error)} ${signInForm(accountHref('/login'), input.csrf, input.email)}`,
   );
 }
 
@@ -21,10 +22,10 @@ const postButton = (action: string, csrf: string, label: string, kind = 'seconda
 const linkButton = (href: string, label: string, kind = 'secondary') =>
   html`<a class="button ${kind}" href="${href}">${label}</a>`;
 
-const appPath = (app: ClientAppRow, action: AppAction | 'edit') => `/account/apps/${app.id}/${action}`;
+const appPath = (app: ClientAppRow, action: AppAction | 'edit') => accountHref(`/apps/${app.id}/${action}`);
 
 /** The path of revoking a user's authorization of an app. */
-export const revokePath = (clientId: string) => `/account/authorizations/${encodeURIComponent(clientId)}/revoke`;
+export const revokePath = (clientId: string) => accountHref(`/authorizations/${encodeURIComponent(clientId)}/revoke`);
 
 function appsTable(apps: ClientAppRow[]) {
   if (apps.length === 0) return html`<p class="muted">You have not registered any apps.</p>`;
@@ -112,13 +113,13 @@ export function dashboardPage(input: {
     'Account settings',
     html`<h1>Account settings</h1>
       <p class="muted">
-        Signed in as ${input.user.email ?? input.user.uid}. ${postButton('/account/logout', csrf, 'Sign out')}
+        Signed in as ${input.user.email ?? input.user.uid}. ${postButton(accountHref('/logout'), csrf, 'Sign out')}
       </p>
       ${alert(input.error)} ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
       <h2>Your apps</h2>
       ${appsTable(input.apps)}
       <h2>Register an app</h2>
-      <form method="post" action="/account/apps">
+      <form method="post" action="${accountHref('/apps')}">
         ${csrfField(csrf)}
         <label for="app-name">Name</label>
         <input id="app-name" name="name" type="text" required maxlength="200" value="${input.form?.name ?? ''}" />
@@ -159,7 +160,7 @@ export function editAppPage(input: { app: ClientAppRow; csrf: string; redirectUr
         ${csrfField(input.csrf)} ${redirectUrisField(input.redirectUris ?? app.redirectUris.join('\n'))}
         <div class="actions">
           <button type="submit">Save redirect URIs</button>
-          ${linkButton('/account', 'Cancel')}
+          ${linkButton(accountHref(), 'Cancel')}
         </div>
       </form>`,
   );
@@ -217,7 +218,7 @@ function confirmPage(input: {
           ${csrfField(input.csrf)}<input type="hidden" name="confirm" value="yes" />
           <div class="actions">
             <button type="submit" class="danger">${input.button}</button>
-            ${linkButton('/account', 'Cancel')}
+            ${linkButton(accountHref(), 'Cancel')}
           </div>
         </form>`,
   );
@@ -279,6 +280,6 @@ export function credentialsPage(input: {
               : ''
           }
         </dl>
-        <p><a href="/account">Back to account settings</a></p>`,
+        <p><a href="${accountHref()}">Back to account settings</a></p>`,
   );
 }

@@ -1,6 +1,7 @@
 import { GRANT_TTL_DAYS } from '../../services/grant-lifetimes.js';
 import { alert, csrfField, layout, signInForm, type Page } from '../../http/pages/layout.js';
 import { html, trusted } from '../../http/pages/html.js';
+import { accountHref, interactionHref } from '../../http/paths.js';
 
 /** What each scope gives the app, in plain words (SPEC §3, §4): openid is also what the event API reads as. */
 export const scopeDescriptions = (service: string): Record<string, { title: string; grants: string }> => ({
@@ -20,8 +21,8 @@ export function loginPage(input: { uid: string; appName: string; csrf: string; e
     'Sign in',
     html`<h1>Sign in</h1>
       <p class="muted">to continue to <strong>${appName}</strong></p>
-      ${alert(input.error)} ${signInForm(`/interaction/${uid}/login`, csrf, input.email)}
-      <form method="post" action="/interaction/${uid}/abort">
+      ${alert(input.error)} ${signInForm(interactionHref(uid, 'login'), csrf, input.email)}
+      <form method="post" action="${interactionHref(uid, 'abort')}">
         ${csrfField(csrf)}
         <div class="actions"><button type="submit" class="secondary">Cancel and return to ${appName}</button></div>
       </form>`,
@@ -55,7 +56,7 @@ export function consentPage(input: {
     (service) =>
       html`<h1><strong>${appName}</strong> wants to access your ${service} account</h1>
         <p class="muted">Signed in as ${input.email}. Uncheck anything you do not want to share.</p>
-        <form method="post" action="/interaction/${uid}/consent">
+        <form method="post" action="${interactionHref(uid, 'consent')}">
           ${csrfField(csrf)}
           <fieldset>
             <legend>Allow ${appName} to:</legend>
@@ -63,7 +64,7 @@ export function consentPage(input: {
           </fieldset>
           <p>
             ${appName} can keep this access for up to ${GRANT_TTL_DAYS} days without asking you again: it renews it on
-            its own. You can take it back at any time in your <a href="/account">account settings</a>.
+            its own. You can take it back at any time in your <a href="${accountHref()}">account settings</a>.
           </p>
           <div class="actions">
             <button type="submit" name="decision" value="allow">Allow</button>

@@ -1,7 +1,9 @@
 import { html } from '../../http/pages/html.js';
+import { accountHref, passwordHref } from '../../http/paths.js';
+import { RESET_PATH } from '../../http/reset-link.js';
 import { alert, csrfField, layout, type Page } from '../../http/pages/layout.js';
 
-export const FORGOT_PATH = '/account/password/forgot';
+export const FORGOT_PATH = passwordHref('/forgot');
 
 const title = 'Reset your password';
 
@@ -13,7 +15,7 @@ export function forgotPage(input: { csrf?: string; error?: string; email?: strin
       html`<h1>${title}</h1>
         ${alert(input.error)}
         <p>Password reset by email is not available here. Ask an administrator for a reset link.</p>
-        <p><a href="/account">Back to sign-in</a></p>`,
+        <p><a href="${accountHref()}">Back to sign-in</a></p>`,
     );
   }
   return layout(
@@ -46,7 +48,7 @@ export function sentPage(): Page {
       <p class="notice" role="status">
         If an account uses that address, a link to reset its password is on its way. It works once, within 30 minutes.
       </p>
-      <p><a href="/account">Back to sign-in</a></p>`,
+      <p><a href="${accountHref()}">Back to sign-in</a></p>`,
   );
 }
 
@@ -56,7 +58,7 @@ export function resetPage(input: { token: string; csrf: string; error?: string }
     html`<h1>Choose a new password</h1>
       <p class="muted">At least 8 characters. You will be signed out everywhere else.</p>
       ${alert(input.error)}
-      <form method="post" action="/account/password/reset">
+      <form method="post" action="${RESET_PATH}">
         ${csrfField(input.csrf)}
         <input type="hidden" name="token" value="${input.token}" />
         <label for="password">New password</label>
@@ -88,7 +90,7 @@ export function invalidLinkPage(): Page {
     'Link not valid',
     html`<h1>This link does not work</h1>
       <p class="alert" role="alert">It has expired, was used already, or is incomplete.</p>
-      <p><a href="${FORGOT_PATH}">Ask for a new link</a> · <a href="/account">Back to sign-in</a></p>`,
+      <p><a href="${FORGOT_PATH}">Ask for a new link</a> · <a href="${accountHref()}">Back to sign-in</a></p>`,
   );
 }
 
@@ -97,6 +99,6 @@ export function passwordChangedPage(): Page {
     'Password changed',
     html`<h1>Your password is changed</h1>
       <p class="notice" role="status">Sign in with your new password. Every other session of yours has ended.</p>
-      <p><a href="/account">Sign in</a></p>`,
+      <p><a href="${accountHref()}">Sign in</a></p>`,
   );
 }

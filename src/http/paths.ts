@@ -1,0 +1,25 @@
+/**
+ * Where Roster mounts each of its parts, in one table: the routers mount here, the pages link here, and the
+ * route families (page headers, error format, metrics labels) are built from here, so none can drift.
+ */
+export const PATHS = {
+  graphql: '/graphql',
+  userinfo: '/openid/userinfo',
+  healthz: '/healthz',
+  readyz: '/readyz',
+  metrics: '/metrics',
+  stylesheet: '/assets/roster.css',
+  account: '/account',
+  passwordReset: '/account/password',
+  interaction: '/interaction',
+} as const;
+
+/** A page of account settings, e.g. `accountHref('/apps/3/edit')`; the settings themselves without `rest`. */
+export const accountHref = (rest = ''): string => `${PATHS.account}${rest}`;
+
+/** A page of the password reset, e.g. `passwordHref('/forgot')`. */
+export const passwordHref = (rest: string): string => `${PATHS.passwordReset}${rest}`;
+
+/** The sign-in and consent page of one authorization request, or one of its form actions. */
+export const interactionHref = (uid: string, action = ''): string =>
+  `${PATHS.interaction}/${encodeURIComponent(uid)}${action && `/${action}`}`;
