@@ -1,6 +1,7 @@
 import type { RateLimitState } from '../services/rate-limit.js';
 import type { Services } from '../services/services.js';
 import type { Viewer } from '../services/viewer.js';
+import { createAccess, type Access } from '../services/access.js';
 import type { RequestInfo } from '../http/locals.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
@@ -9,6 +10,8 @@ export interface GraphQLContext {
   viewer: Viewer;
   services: Services;
   loaders: Loaders;
+  /** What this viewer may read: every resolver asks here. */
+  access: Access;
   requestId: string;
   /** Shared with the request log: what the operation turned out to be. */
   info: RequestInfo;
@@ -19,5 +22,10 @@ export interface GraphQLContext {
 }
 
 export function buildContext(viewer: Viewer, services: Services, requestId: string, info: RequestInfo): GraphQLContext {
-  return { viewer, services, loaders: createLoaders(services), requestId, info, cost: { requested: 0, nodes: 0 } };
+  const loaders = createLoaders(services);
+  const access = createAccess(viewer, {
+    organizerIds: (eventId) => loaders.organizerIds.load(eventId),
+    registeredEventIds: (userId) => services.registrations.eventIdsOf(userId),
+  });
+  return { viewer, services, loaders, access, requestId, info, cost: { requested: 0, nodes: 0 } };
 }

@@ -1,4 +1,3 @@
-import { canSeeEvent, canSeeRegistrantEmail, canSeeRegistrations } from '../services/policy.js';
 import type { EventRow } from '../stores/types.js';
 import { parseGlobalId } from '../lib/ids.js';
 import type { GraphQLContext } from './context.js';
@@ -12,32 +11,24 @@ export const MAX_NODE_IDS = 100;
 
 const UID = /^[A-Za-z0-9_-]{1,64}$/;
 
-async function eventNode(id: number, { loaders, viewer }: GraphQLContext): Promise<EventRow | null> {
-  const event = await loaders.eventById.load(id);
-  if (!event) return null;
-  return canSeeEvent(viewer, event, await loaders.organizerIds.load(event.id)) ? event : null;
+async function eventNode(id: number, { loaders, access }: GraphQLContext): Promise<EventRow | null> {
+  return access.event(await loaders.eventById.load(id));
 }
 
 /** As `Event.registrations` reaches it: only for whoever may read that event's registrations. */
-async function registrationNode(id: number, { loaders, services, viewer }: GraphQLContext) {
+async function registrationNode(id: number, { services, access }: GraphQLContext) {
   const row = await services.registrations.findWithRegistrant(id);
-  if (!row) return null;
-  const organizerIds = await loaders.organizerIds.load(row.eventId);
-  if (!canSeeRegistrations(viewer, organizerIds)) return null;
-  return { row, showEmail: canSeeRegistrantEmail(viewer, organizerIds) };
+  const readable = row && (await access.registrations(row.eventId));
+  return readable ? { row, showEmail: readable.showEmail } : null;
 }
 
 /** As some event's registrations reach the user: the email when any such event would show it. */
-async function registrantNode(uid: string, { loaders, services, viewer }: GraphQLContext) {
+async function registrantNode(uid: string, { services, access }: GraphQLContext) {
   const user = await services.users.findByKey(uid);
-  if (!user) return null;
-  const eventIds = await services.registrations.eventIdsOf(user.id);
-  const organizerIds = await loaders.organizerIds.loadMany(eventIds);
-  const readable = organizerIds.filter((ids): ids is number[] => Array.isArray(ids));
-  if (!readable.some((ids) => canSeeRegistrations(viewer, ids))) return null;
+  const readable = user && (await access.registrant(user.id));
+  if (!user || !readable) return null;
   const { id, name, email, activationState } = user;
-  const showEmail = readable.some((ids) => canSeeRegistrantEmail(viewer, ids));
-  return { user: { id, uid: user.uid, name, email, activationState }, showEmail };
+  return { user: { id, uid: user.uid, name, email, activationState }, showEmail: readable.showEmail };
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Who a bearer token speaks for. Resolved once per request by `resolveBearer`. */
+/** Who a bearer token speaks for. Found once per request by the viewer lookup (services/bearer.ts). */
 export type Viewer = UserViewer | AppViewer;
 
 export interface UserViewer {

@@ -1,4 +1,3 @@
-import { canSeeRegistrantEmail, canSeeRegistrations } from '../../services/policy.js';
 import { ForbiddenError } from '../errors.js';
 import type { EventResolvers } from '../../generated/graphql.js';
 import { globalId } from '../../lib/ids.js';
@@ -11,14 +10,14 @@ export const Event: EventResolvers = {
   startsAt: (event) => date(event.startsAt),
   endsAt: (event) => date(event.endsAt),
   visibility: (event) => (event.visibility === 'private' ? 'PRIVATE' : 'PUBLIC'),
-  async registrations(event, args, { loaders, services, viewer, cost }) {
-    const organizerIds = await loaders.organizerIds.load(event.id);
-    if (!canSeeRegistrations(viewer, organizerIds)) {
+  async registrations(event, args, { access, services, cost }) {
+    const readable = await access.registrations(event.id);
+    if (!readable) {
       throw new ForbiddenError('Only the organizers of this event may read its registrations.');
     }
     const { size, ...range } = pageRequest(args, 'registrations');
     const page = await services.registrations.window(event.id, size, range);
     cost.nodes += page.rows.length;
-    return { eventId: event.id, page, showEmail: canSeeRegistrantEmail(viewer, organizerIds) };
+    return { eventId: event.id, page, showEmail: readable.showEmail };
   },
 };

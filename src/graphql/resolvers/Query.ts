@@ -1,16 +1,9 @@
-import { canSeeEvent } from '../../services/policy.js';
 import type { QueryResolvers } from '../../generated/graphql.js';
 import { lookupNode, lookupNodes } from '../node-lookup.js';
 import { pageRequest } from '../pagination.js';
 
 export const Query: QueryResolvers = {
-  async event(_parent, { slug }, { loaders, viewer }) {
-    const event = await loaders.eventBySlug.load(slug);
-    if (!event) return null;
-    const organizerIds = await loaders.organizerIds.load(event.id);
-    // Not visible and not existing look the same to the caller.
-    return canSeeEvent(viewer, event, organizerIds) ? event : null;
-  },
+  event: async (_parent, { slug }, { loaders, access }) => access.event(await loaders.eventBySlug.load(slug)),
   async events(_parent, { first, after }, { services, viewer, cost }) {
     const { size, afterId } = pageRequest({ first, after }, 'events', 'evt');
     const page = await services.events.visiblePage(viewer, size, afterId);
