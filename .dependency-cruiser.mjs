@@ -1,5 +1,5 @@
 // The layering of src/ (docs/architecture.md): folders are layers and imports only point down.
-//   entry points   src/server.ts, src/app.ts, src/startup.ts, src/cli/
+//   entry points   src/server.ts, src/roster.ts, src/startup.ts, src/cli/
 //   routers        src/http/, src/graphql/ (with src/generated/: codegen's mappers name graphql's models and
 //                  context), src/oidc/ (the OpenID provider), src/pages/ (the browser pages), src/observability/
 //   services       src/services/
@@ -7,7 +7,7 @@
 //   leaf           src/lib/, src/config.ts (import nothing of the app)
 // Type-only imports count: a type from a higher layer couples as surely as a value does.
 
-const ENTRY = '^src/(server\\.ts|app\\.ts|startup\\.ts|cli/)';
+const ENTRY = '^src/(server\\.ts|roster\\.ts|startup\\.ts|cli/)';
 const ROUTERS = '^src/(http|graphql|generated|oidc|pages|observability)/';
 const SERVICES = '^src/services/';
 const STORES = '^src/stores/';

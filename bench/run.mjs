@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { createServer as createHttpServer } from 'node:http';
-import { createApp } from '../dist/app.js';
+import { createRoster } from '../dist/roster.js';
 import { loadConfig } from '../dist/config.js';
 import { createDb } from '../dist/stores/database.js';
 import {
@@ -141,8 +141,8 @@ async function statementsPerRequest(token) {
   };
   const config = loadConfig(env, false);
   const db = createDb(DATABASE_URL);
-  const roster = await createApp({ config, db });
-  const server = createHttpServer(roster.app);
+  const roster = await createRoster({ config, db });
+  const server = createHttpServer(roster.express);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}`;
   const counts = {};

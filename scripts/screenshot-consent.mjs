@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import { rmSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { createApp } from '../dist/app.js';
+import { createRoster } from '../dist/roster.js';
 import { loadConfig } from '../dist/config.js';
 import { createDb, migrate } from '../dist/stores/database.js';
 import { DEMO, seedDemo } from '../dist/services/demo-seed.js';
@@ -17,7 +17,7 @@ const url = `http://127.0.0.1:${server.address().port}`;
 const config = loadConfig({ NODE_ENV: 'test', BASE_URL: url, DATABASE_URL: `sqlite:${file}` }, false);
 const db = createDb(config.databaseUrl);
 await migrate(db);
-const roster = await createApp({ config, db });
+const roster = await createRoster({ config, db });
 await seedDemo(roster.services);
 // A second app, public, with two redirect URIs: the account page shows the list as a phone stacks it.
 const organizer = await roster.services.users.findByKey(DEMO.organizerEmail);
@@ -27,7 +27,7 @@ await roster.services.apps.create({
   redirectUris: ['https://kiosk.example.com/oauth/callback', 'http://localhost:8080/callback'],
   confidential: false,
 });
-server.on('request', roster.app);
+server.on('request', roster.express);
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -1,4 +1,4 @@
-import { createApp } from './app.js';
+import { createRoster } from './roster.js';
 import { loadConfig } from './config.js';
 import { createDb, migrate } from './stores/database.js';
 import { databaseUnavailable } from './stores/database-errors.js';
@@ -17,8 +17,8 @@ async function main(): Promise<void> {
     throw databaseUnavailable(err, config.databaseUrl) ?? err;
   });
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, config);
-  const roster = await createApp({ config, db });
-  const server = createHttpServer(roster.app);
+  const roster = await createRoster({ config, db });
+  const server = createHttpServer(roster.express);
   const metricsServer =
     config.metricsPort === undefined
       ? undefined

@@ -1,6 +1,6 @@
 // Roster as shipped: the `npm start` app on SQLite (no demo seed), on PORT.
 import { createServer } from 'node:http';
-import { createApp } from '../../dist/app.js';
+import { createRoster } from '../../dist/roster.js';
 import { loadConfig } from '../../dist/config.js';
 import { createDb } from '../../dist/stores/database.js';
 
@@ -11,6 +11,6 @@ const config = loadConfig(
   false,
 );
 const db = createDb(config.databaseUrl);
-const { app } = await createApp({ config, db });
+const { express: app } = await createRoster({ config, db });
 createServer(app).listen(config.port, '127.0.0.1', () => process.send?.('ready'));
 process.on('SIGINT', () => process.exit(0)); // lets --cpu-prof write its profile

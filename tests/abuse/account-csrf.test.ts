@@ -273,7 +273,7 @@ const OUR_PAGES = PAGE_PATHS.filter((p) => p !== '/auth' && p !== '/session');
 /** The form routes of our pages: every path that takes anything but a GET under one of theirs, once each. */
 function formRoutes(): Route[] {
   const underPages = (path: string) => OUR_PAGES.some((p) => path === p || path.startsWith(`${p}/`));
-  const unsafe = routesOf(server.app).filter(
+  const unsafe = routesOf(server.express).filter(
     (r) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method) && underPages(r.path),
   );
   return [...new Map(unsafe.map((r) => [r.path, r])).values()];

@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import knexFactory from 'knex';
-import { createApp } from '../../src/app.js';
+import { createRoster } from '../../src/roster.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDb, migrate, type Db } from '../../src/stores/database.js';
 import { createHttpServer } from '../../src/http/http-server.js';
@@ -19,8 +19,8 @@ export interface TestServer {
   db: Db;
   stores: Stores;
   provider: Provider;
-  /** The Express app and its node:http server, for tests about those themselves. */
-  app: Express;
+  /** The Express application and its node:http server, for tests about those themselves. */
+  express: Express;
   http: Server;
   close(): Promise<void>;
 }
@@ -63,15 +63,15 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: { logger
   const config = loadConfig({ NODE_ENV: 'test', BASE_URL: url, DATABASE_URL: database.url, ...env }, false);
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await migrate(db);
-  const roster = await createApp({ config, db, logger: options.logger });
-  server.on('request', roster.app);
+  const roster = await createRoster({ config, db, logger: options.logger });
+  server.on('request', roster.express);
   return {
     url,
     config,
     db,
     stores: roster.stores,
     provider: roster.provider,
-    app: roster.app,
+    express: roster.express,
     http: server,
     async close() {
       server.closeAllConnections();

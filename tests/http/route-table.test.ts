@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 test('every route the Express app serves belongs to a family of the route table', () => {
-  const routes = routesOf(server.app);
+  const routes = routesOf(server.express);
   expect(routes.length).toBeGreaterThan(20);
   const orphans = routes.filter((r) => familyOf(r.path) === undefined).map((r) => `${r.method} ${r.path}`);
   expect(orphans).toEqual([]);

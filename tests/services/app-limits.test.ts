@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { createApp } from '../../src/app.js';
+import { createRoster } from '../../src/roster.js';
 import { loadConfig } from '../../src/config.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { hashPassword } from '../../src/lib/secrets.js';
@@ -149,8 +149,8 @@ describe('the account pages throttle app registrations and edits', () => {
       false,
     );
     const db: Db = createDb(config.databaseUrl);
-    const roster = await createApp({ config, db });
-    http.on('request', roster.app);
+    const roster = await createRoster({ config, db });
+    http.on('request', roster.express);
     second = {
       url,
       async close() {

@@ -31,14 +31,15 @@ import { healthRouter } from './http/health.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
-export interface AppDeps {
+export interface RosterDeps {
   config: Config;
   db: Db;
   logger?: Logger;
 }
 
-export interface RosterApp {
-  app: Express;
+export interface Roster {
+  /** The Express application (not an OAuth client app): every route, mounted. */
+  express: Express;
   stores: Stores;
   services: Services;
   provider: Provider;
@@ -50,8 +51,8 @@ export interface RosterApp {
   close(): Promise<void>;
 }
 
-/** The whole service as an Express app, not listening: server.ts listens, tests import this. */
-export async function createApp(deps: AppDeps): Promise<RosterApp> {
+/** The whole service, not listening: server.ts listens, tests import this. */
+export async function createRoster(deps: RosterDeps): Promise<Roster> {
   const { config, db } = deps;
   // Written asynchronously (lines written meanwhile go out together), flushed by pino when the process exits.
   const logger = deps.logger ?? pino({ level: config.logLevel }, pino.destination({ sync: false }));
@@ -75,15 +76,15 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
     secure,
   );
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  const web = express();
+  web.disable('x-powered-by');
+  web.set('trust proxy', config.trustProxy);
   // Read by every page we render (serviceNameOf), the provider's hooks included.
-  app.locals.serviceName = config.serviceName;
-  app.use(requestId);
+  web.locals.serviceName = config.serviceName;
+  web.use(requestId);
 
-  app.use(requestLog(logger, metrics));
-  app.use(
+  web.use(requestLog(logger, metrics));
+  web.use(
     requestTimeout(config.requestTimeoutMs, (path, res) => {
       metrics.rejections.inc({ reason: 'timeout' });
       logger.warn({ requestId: res.locals.requestId, path, timeoutMs: config.requestTimeoutMs }, 'request timed out');
@@ -91,26 +92,26 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   );
   // With METRICS_PORT, /metrics lives on its own listener (server.ts) and the public port does not serve it.
   if (config.metricsPort === undefined) {
-    app.get(PATHS.metrics, async (_req, res) => {
+    web.get(PATHS.metrics, async (_req, res) => {
       res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
     });
   }
   // The API first: its requests are the many, and Express tries every route mounted before it on each one.
-  app.use(PATHS.graphql, graphql.router);
+  web.use(PATHS.graphql, graphql.router);
   let shuttingDown = false;
-  app.use(healthRouter({ health: stores.health, logger, shuttingDown: () => shuttingDown }));
-  app.get(PATHS.stylesheet, (_req, res) => {
+  web.use(healthRouter({ health: stores.health, logger, shuttingDown: () => shuttingDown }));
+  web.get(PATHS.stylesheet, (_req, res) => {
     res.type('css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
   });
-  app.use(PAGE_PATHS, pageHeaders);
-  app.use(PATHS.interaction, interactionRouter({ identity, services, signIn, csrf }));
-  app.use(PATHS.passwordReset, passwordResetRouter({ resets, csrf }));
-  app.use(PATHS.account, accountRouter({ services, signIn, csrf, secure, appChanges: services.appChanges }));
-  app.use(PATHS.userinfo, userinfoRouter({ services, viewers, pairwiseSalt, limiter }));
-  app.all(GUARDED_PATHS, authorizeGuard(services.authorizeThrottle));
-  app.use(errorHandler(logger));
+  web.use(PAGE_PATHS, pageHeaders);
+  web.use(PATHS.interaction, interactionRouter({ identity, services, signIn, csrf }));
+  web.use(PATHS.passwordReset, passwordResetRouter({ resets, csrf }));
+  web.use(PATHS.account, accountRouter({ services, signIn, csrf, secure, appChanges: services.appChanges }));
+  web.use(PATHS.userinfo, userinfoRouter({ services, viewers, pairwiseSalt, limiter }));
+  web.all(GUARDED_PATHS, authorizeGuard(services.authorizeThrottle));
+  web.use(errorHandler(logger));
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
-  app.use(identity.callback);
+  web.use(identity.callback);
 
   // Expired codes, sessions and tokens are dead weight: sweep them now and then (any instance may).
   const sweeper = setInterval(() => {
@@ -130,7 +131,7 @@ export async function createApp(deps: AppDeps): Promise<RosterApp> {
   }, config.keysReloadInterval * 1000).unref();
 
   return {
-    app,
+    express: web,
     stores,
     services,
     get provider() {
