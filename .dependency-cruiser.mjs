@@ -1,14 +1,15 @@
 // The layering of src/ (docs/architecture.md): folders are layers and imports only point down.
 //   entry points   src/server.ts, src/roster.ts, src/startup.ts, src/cli/
 //   routers        src/http/, src/graphql/ (with src/generated/: codegen's mappers name graphql's models and
-//                  context), src/oidc/ (the OpenID provider), src/pages/ (the browser pages), src/observability/
+//                  context), src/oidc/ (the OpenID provider), src/pages/ (the browser pages), src/observability/,
+//                  src/webhooks/ (the outbound edge: one webhook delivery attempt)
 //   services       src/services/
 //   stores         src/stores/ (the only home of SQL)
 //   leaf           src/lib/, src/config.ts (import nothing of the app)
 // Type-only imports count: a type from a higher layer couples as surely as a value does.
 
-const ENTRY = '^src/(server\\.ts|roster\\.ts|startup\\.ts|cli/)';
-const ROUTERS = '^src/(http|graphql|generated|oidc|pages|observability)/';
+const ENTRY = '^src/(server\.ts|roster\.ts|startup\.ts|cli/)';
+const ROUTERS = '^src/(http|graphql|generated|oidc|pages|observability|webhooks)/';
 const SERVICES = '^src/services/';
 const STORES = '^src/stores/';
 const LEAF = '^src/(lib/|config\\.ts$)';
@@ -37,7 +38,7 @@ export default {
       'routers-import-down',
       ROUTERS,
       [ROUTERS, SERVICES, STORES, LEAF],
-      'src/http, graphql, oidc, pages and observability may import services, stores and the leaf, never an entry point',
+      'src/http, graphql, oidc, pages, observability and webhooks may import services, stores and the leaf, never an entry point',
     ),
     layer(
       'services-import-down',
