@@ -8,7 +8,7 @@
 //   leaf           src/lib/, src/config.ts (import nothing of the app)
 // Type-only imports count: a type from a higher layer couples as surely as a value does.
 
-const ENTRY = '^src/(server\.ts|roster\.ts|startup\.ts|cli/)';
+const ENTRY = '^src/(server\\.ts|roster\\.ts|startup\\.ts|cli/)';
 const ROUTERS = '^src/(http|graphql|generated|oidc|pages|observability|webhooks)/';
 const SERVICES = '^src/services/';
 const STORES = '^src/stores/';
