@@ -39,6 +39,8 @@ export interface Config {
   serviceName: string;
   /** RESPONSE_CACHE_MB: memory for replayable GraphQL answers per instance; 0 turns replays off. */
   responseCacheMb: number;
+  /** CHANGES_RETENTION_DAYS: how long the change log keeps a change (the feed refuses older cursors). */
+  changesRetentionDays: number;
   /** MAX_APPS_PER_USER: the most client apps one user may own (account pages and CLI alike). */
   maxAppsPerUser: number;
 }
@@ -257,5 +259,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     serviceName: serviceName(env.SERVICE_NAME),
     responseCacheMb: integer('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB, 32, 0, 4096, ' of megabytes'),
     maxAppsPerUser: integer('MAX_APPS_PER_USER', env.MAX_APPS_PER_USER, 25, 1, 100_000),
+    changesRetentionDays: integer('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30, 1, 3650, ' of days'),
   };
 }

@@ -4,6 +4,8 @@ import type { EventRow, UserRow } from '../stores/types.js';
 import type { RegistrationModel, RegistrantModel, RegistrationConnectionModel, EventConnectionModel } from '../graphql/models.js';
 import type { Viewer as ViewerModel, ViewerAppModel } from '../services/viewer.js';
 import type { RateLimitState } from '../services/rate-limit.js';
+import type { ChangeRow } from '../stores/change-store.js';
+import type { FeedPage } from '../services/change-feed.js';
 import type { GraphQLContext } from '../graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -18,6 +20,65 @@ export type Scalars = {
   /** An ISO 8601 date-time in UTC, e.g. `2026-05-01T09:00:00.000Z`. */
   DateTime: { input: Date; output: Date; }
 };
+
+/** One change of the change log. Its objects are their current state: null when gone or not visible. */
+export type Change = {
+  __typename?: 'Change';
+  /** Where this change is in the log: pass it as `changes(after:)`. */
+  cursor: Scalars['String']['output'];
+  /** The event now; null when deleted or not visible. */
+  event?: Maybe<Event>;
+  /** The slug the event had when the change was recorded. */
+  eventSlug: Scalars['String']['output'];
+  /** The change's id: stable and unique. */
+  id: Scalars['ID']['output'];
+  /** When the change was recorded. */
+  occurredAt: Scalars['DateTime']['output'];
+  /** The registrant now (registration and registrant changes); null when gone or not readable. */
+  registrant?: Maybe<Registrant>;
+  /** The registration now (registration changes); null when removed, not readable or not a registration change. */
+  registration?: Maybe<Registration>;
+  /** What the change did. */
+  type: ChangeType;
+};
+
+/** A page of changes. */
+export type ChangeConnection = {
+  __typename?: 'ChangeConnection';
+  edges: Array<ChangeEdge>;
+  nodes: Array<Change>;
+  pageInfo: ChangePageInfo;
+};
+
+export type ChangeEdge = {
+  __typename?: 'ChangeEdge';
+  cursor: Scalars['String']['output'];
+  node: Change;
+};
+
+/** Where a page of changes ends. */
+export type ChangePageInfo = {
+  __typename?: 'ChangePageInfo';
+  /** Store this and ask again from it: after the last change examined, or where an empty page started. */
+  endCursor: Scalars['String']['output'];
+  /** Whether more changes follow (ones you may not see included). */
+  hasNextPage: Scalars['Boolean']['output'];
+};
+
+/** What a change did. */
+export type ChangeType =
+  /** An event was created. */
+  | 'EVENT_CREATED'
+  /** An event was deleted. */
+  | 'EVENT_DELETED'
+  /** An event's name, times, time zone, visibility or organizers changed. */
+  | 'EVENT_UPDATED'
+  /** A registrant's name, email, email_verified or activation state changed (once per event they are registered for). */
+  | 'REGISTRANT_UPDATED'
+  /** A registration was added. */
+  | 'REGISTRATION_CREATED'
+  /** A registration was removed. */
+  | 'REGISTRATION_DELETED';
 
 /** An event people register for. */
 export type Event = Node & {
@@ -104,6 +165,14 @@ export type PageInfo = {
 /** The root of every query. */
 export type Query = {
   __typename?: 'Query';
+  /**
+   * What changed, oldest first, from a cursor on: the change log, kept `CHANGES_RETENTION_DAYS`. Each
+   * change shows only where the caller may see its event now (a deleted event: where it could when
+   * deleted), and registration and registrant changes only where it may read the registrations. Store
+   * `pageInfo.endCursor` (always set) and ask again from it; `changes(first: 0)` gives the current head.
+   * A cursor older than the changes kept is refused with `CHANGES_EXPIRED`. Priced like `registrations`.
+   */
+  changes: ChangeConnection;
   /** The event with this slug, or null when there is no such event or the caller may not see it. */
   event?: Maybe<Event>;
   /**
@@ -126,6 +195,15 @@ export type Query = {
   rateLimit: RateLimit;
   /** Who the bearer token speaks for. */
   viewer: Viewer;
+};
+
+
+/** The root of every query. */
+export type QueryChangesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  event?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  types?: InputMaybe<Array<ChangeType>>;
 };
 
 
@@ -339,6 +417,11 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Change: ResolverTypeWrapper<ChangeRow>;
+  ChangeConnection: ResolverTypeWrapper<FeedPage>;
+  ChangeEdge: ResolverTypeWrapper<ChangeRow>;
+  ChangePageInfo: ResolverTypeWrapper<FeedPage>;
+  ChangeType: ChangeType;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Event: ResolverTypeWrapper<EventRow>;
   EventConnection: ResolverTypeWrapper<EventConnectionModel>;
@@ -364,6 +447,10 @@ export type ResolversTypes = ResolversObject<{
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
+  Change: ChangeRow;
+  ChangeConnection: FeedPage;
+  ChangeEdge: ChangeRow;
+  ChangePageInfo: FeedPage;
   DateTime: Scalars['DateTime']['output'];
   Event: EventRow;
   EventConnection: EventConnectionModel;
@@ -382,6 +469,33 @@ export type ResolversParentTypes = ResolversObject<{
   Viewer: ViewerModel;
   ViewerApp: ViewerAppModel;
   ViewerUser: UserRow;
+}>;
+
+export type ChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Change'] = ResolversParentTypes['Change']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
+  eventSlug?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  registrant?: Resolver<Maybe<ResolversTypes['Registrant']>, ParentType, ContextType>;
+  registration?: Resolver<Maybe<ResolversTypes['Registration']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['ChangeType'], ParentType, ContextType>;
+}>;
+
+export type ChangeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeConnection'] = ResolversParentTypes['ChangeConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ChangeEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Change']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['ChangePageInfo'], ParentType, ContextType>;
+}>;
+
+export type ChangeEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangeEdge'] = ResolversParentTypes['ChangeEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Change'], ParentType, ContextType>;
+}>;
+
+export type ChangePageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChangePageInfo'] = ResolversParentTypes['ChangePageInfo']> = ResolversObject<{
+  endCursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -423,6 +537,7 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  changes?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, RequireFields<QueryChangesArgs, 'first'>>;
   event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<QueryEventArgs, 'slug'>>;
   events?: Resolver<ResolversTypes['EventConnection'], ParentType, ContextType, Partial<QueryEventsArgs>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
@@ -484,6 +599,10 @@ export type ViewerUserResolvers<ContextType = GraphQLContext, ParentType extends
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
+  Change?: ChangeResolvers<ContextType>;
+  ChangeConnection?: ChangeConnectionResolvers<ContextType>;
+  ChangeEdge?: ChangeEdgeResolvers<ContextType>;
+  ChangePageInfo?: ChangePageInfoResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Event?: EventResolvers<ContextType>;
   EventConnection?: EventConnectionResolvers<ContextType>;

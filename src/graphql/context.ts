@@ -24,6 +24,7 @@ export interface GraphQLContext {
 export function buildContext(viewer: Viewer, services: Services, requestId: string, info: RequestInfo): GraphQLContext {
   const loaders = createLoaders(services);
   const access = createAccess(viewer, {
+    eventById: (eventId) => loaders.eventById.load(eventId),
     organizerIds: (eventId) => loaders.organizerIds.load(eventId),
     registeredEventIds: (userId) => services.registrations.eventIdsOf(userId),
   });

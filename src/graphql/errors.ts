@@ -8,6 +8,12 @@ export class ForbiddenError extends GraphQLError {
   }
 }
 
+export class ChangesExpiredError extends GraphQLError {
+  constructor(message: string) {
+    super(message, { extensions: { code: 'CHANGES_EXPIRED', argumentName: 'after' } });
+  }
+}
+
 export class BadUserInputError extends GraphQLError {
   constructor(message: string, argumentName?: string) {
     super(message, { extensions: { code: 'BAD_USER_INPUT', ...(argumentName ? { argumentName } : {}) } });

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Services } from '../services/services.js';
-import type { EventRow, UserRow } from '../stores/types.js';
+import type { EventRow, RegistrationWithRegistrant, UserRow } from '../stores/types.js';
 
 /** Per-request batching: one SQL statement per kind of lookup, whatever the page size. */
 export function createLoaders(services: Services) {
@@ -19,6 +19,10 @@ export function createLoaders(services: Services) {
     }),
     userById: new DataLoader<number, UserRow | null>(async (ids) => {
       const rows = new Map((await services.users.findByIds(ids)).map((u) => [u.id, u]));
+      return ids.map((id) => rows.get(id) ?? null);
+    }),
+    registrationById: new DataLoader<number, RegistrationWithRegistrant | null>(async (ids) => {
+      const rows = new Map((await services.registrations.findManyWithRegistrant(ids)).map((r) => [r.id, r]));
       return ids.map((id) => rows.get(id) ?? null);
     }),
     registrationCount: new DataLoader<number, number>(async (eventIds) => {

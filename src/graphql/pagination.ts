@@ -65,3 +65,19 @@ export function pageRequest(args: PageArgs, connection: string, kind: CursorKind
     beforeId: given(args.before) ? decodeCursor(args.before, 'before', kind) : null,
   };
 }
+
+const CHANGE = 'chg:';
+
+/** A change cursor: a position in the change log, 0 (before the first change) included. */
+export function encodeChangeCursor(position: number): string {
+  return Buffer.from(`${CHANGE}${position}`).toString('base64url');
+}
+
+export function decodeChangeCursor(cursor: string, argument = 'after'): number {
+  const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const position = text.startsWith(CHANGE) ? Number(text.slice(CHANGE.length)) : NaN;
+  if (!Number.isSafeInteger(position) || position < 0 || encodeChangeCursor(position) !== cursor) {
+    throw new BadUserInputError(`\`${argument}\` is not a cursor of \`changes\` this API gave out.`, argument);
+  }
+  return position;
+}

@@ -4,6 +4,7 @@ import type { Viewer } from './viewer.js';
 
 /** What the rules need to know, found by the caller: batched per request (GraphQL's loaders) or directly. */
 export interface AccessFacts {
+  eventById(eventId: number): Promise<EventRow | null>;
   organizerIds(eventId: number): Promise<readonly number[]>;
   /** The events a user is registered for. */
   registeredEventIds(userId: number): Promise<readonly number[]>;
@@ -24,12 +25,22 @@ export function createAccess(viewer: Viewer, facts: AccessFacts) {
   const readable = (organizerIds: readonly number[]): Readable | null =>
     canSeeRegistrations(viewer, organizerIds) ? { showEmail: canSeeRegistrantEmail(viewer, organizerIds) } : null;
 
+  /** The event when the viewer may see it; null when it may not (missing and hidden look the same). */
+  const event = async <T extends EventRow>(row: T | null | undefined): Promise<T | null> => {
+    if (!row) return null;
+    return canSeeEvent(viewer, row, await facts.organizerIds(row.id)) ? row : null;
+  };
+
   return {
     viewer,
-    /** The event when the viewer may see it; null when it may not (missing and hidden look the same). */
-    async event<T extends EventRow>(event: T | null | undefined): Promise<T | null> {
-      if (!event) return null;
-      return canSeeEvent(viewer, event, await facts.organizerIds(event.id)) ? event : null;
+    event,
+    /** The event of this id when the viewer may see it. */
+    async eventById(eventId: number): Promise<EventRow | null> {
+      return event(await facts.eventById(eventId));
+    },
+    /** Whether the viewer could see a deleted event, as it was when deleted. */
+    sawDeleted(was: Pick<EventRow, 'visibility'> & { organizers: readonly number[] }): boolean {
+      return canSeeEvent(viewer, was, was.organizers);
     },
     /** Whether the viewer may read the event's registrations, and their registrants' emails. */
     async registrations(eventId: number): Promise<Readable | null> {

@@ -33,6 +33,10 @@ export class RegistrationService {
   }
 
   /** Ids of the events the user is registered for: where the user may be reached as a registrant. */
+  findManyWithRegistrant(ids: readonly number[]): Promise<RegistrationWithRegistrant[]> {
+    return this.stores.registrations.findManyWithRegistrant(ids);
+  }
+
   eventIdsOf(userId: number): Promise<number[]> {
     return this.stores.registrations.eventIdsOf(userId);
   }

@@ -3,6 +3,7 @@ import type { Stores } from '../stores/stores.js';
 import { AppService } from './app-service.js';
 import { createAppChangeThrottle, type AppChangeThrottle } from './app-change-throttle.js';
 import { createAuthorizeThrottle, type AuthorizeThrottle } from './authorize-throttle.js';
+import { ChangeFeed } from './change-feed.js';
 import { EventService } from './event-service.js';
 import { GrantService } from './grant-service.js';
 import { NdjsonExporter } from './import/ndjson-export.js';
@@ -23,6 +24,8 @@ export interface Services {
   registrations: RegistrationService;
   apps: AppService;
   grants: GrantService;
+  /** The change log as a feed, under the usual permissions. */
+  changes: ChangeFeed;
   importer: NdjsonImporter;
   exporter: NdjsonExporter;
   signIn: SignIn;
@@ -38,7 +41,7 @@ export interface Services {
 /** The settings the services apply. */
 export type ServiceConfig = Pick<
   Config,
-  'production' | 'maxAppsPerUser' | 'rateLimitPoints' | 'authorizeRateLimit' | 'smtpUrl' | 'mailFrom' | 'serviceName'
+  'production' | 'maxAppsPerUser' | 'changesRetentionDays' | 'rateLimitPoints' | 'authorizeRateLimit' | 'smtpUrl' | 'mailFrom' | 'serviceName'
 >;
 
 /** Which limit refused a request: the metrics count refusals by it. */
@@ -78,6 +81,7 @@ export function createServices(
     registrations: new RegistrationService(stores, users),
     apps,
     grants: new GrantService(stores, users, apps),
+    changes: new ChangeFeed(stores, config.changesRetentionDays),
     importer: new NdjsonImporter(stores),
     exporter: new NdjsonExporter(stores),
     signIn: new SignIn(stores, createLoginThrottle(stores, reject('login_throttle'))),

@@ -42,6 +42,15 @@ export class RegistrationStore {
     return row ? toRegistrationWithRegistrant(row) : undefined;
   }
 
+  /** Registrations with their registrants, by id (those that exist). */
+  async findManyWithRegistrant(ids: readonly number[]): Promise<RegistrationWithRegistrant[]> {
+    const found: RegistrationWithRegistrant[] = [];
+    for (const part of chunks(ids)) {
+      found.push(...(await this.withRegistrant().whereIn('r.id', part)).map(toRegistrationWithRegistrant));
+    }
+    return found;
+  }
+
   /** Ids of the events the user is registered for. */
   async eventIdsOf(userId: number): Promise<number[]> {
     return (await this.db('registrations').where({ user_id: userId }).pluck('event_id')).map(Number);

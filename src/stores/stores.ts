@@ -1,6 +1,7 @@
 import { isSqlite } from './dialect.js';
 import { AccountSessionStore } from './account-session-store.js';
 import { AppStore } from './app-store.js';
+import { ChangeStore } from './change-store.js';
 import { createCounter, type Counter, type CounterLimits } from './counter-store.js';
 import { EpochStore } from './epoch-store.js';
 import { EventStore } from './event-store.js';
@@ -21,6 +22,7 @@ export interface Stores {
   oidc: OidcStore;
   accountSessions: AccountSessionStore;
   epochs: EpochStore;
+  changes: ChangeStore;
   passwordResets: PasswordResetStore;
   health: HealthStore;
   /** A counter of the rate_limits table, shared by every instance (see counter-store.ts). */
@@ -41,6 +43,7 @@ export function createStores(db: Db): Stores {
     oidc: new OidcStore(db),
     accountSessions: new AccountSessionStore(db),
     epochs: new EpochStore(db),
+    changes: new ChangeStore(db),
     passwordResets: new PasswordResetStore(db),
     health: new HealthStore(db),
     counter: (keyPrefix, limits) => createCounter(db, keyPrefix, limits),

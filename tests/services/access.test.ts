@@ -50,6 +50,7 @@ const viewers = (): [string, Viewer][] =>
 
 const accessOf = (viewer: Viewer) =>
   createAccess(viewer, {
+    eventById: async (id) => (await services.events.findByIds([id]))[0] ?? null,
     organizerIds: async (id) => (await services.events.organizerIds([id])).get(id) ?? [],
     registeredEventIds: (id) => services.registrations.eventIdsOf(id),
   });

@@ -1,6 +1,12 @@
 import type { QueryResolvers } from '../../generated/graphql.js';
 import { lookupNode, lookupNodes } from '../node-lookup.js';
-import { pageRequest } from '../pagination.js';
+import { decodeChangeCursor, pageRequest, pageSize } from '../pagination.js';
+import { ChangesExpired } from '../../services/change-feed.js';
+import { BadUserInputError, ChangesExpiredError } from '../errors.js';
+import { changeTypeOf } from './Change.js';
+
+/** Longer than any slug: such an `event` names none. */
+const MAX_SLUG_ARGUMENT = 200;
 
 export const Query: QueryResolvers = {
   event: async (_parent, { slug }, { loaders, access }) => access.event(await loaders.eventBySlug.load(slug)),
@@ -15,6 +21,22 @@ export const Query: QueryResolvers = {
     const found = await lookupNodes(ids, context);
     context.cost.nodes += found.length;
     return found;
+  },
+  async changes(_parent, { after, first, event, types }, { services, access, cost }) {
+    const size = pageSize(first);
+    const from = after === null || after === undefined ? null : decodeChangeCursor(after);
+    if (event && event.length > MAX_SLUG_ARGUMENT) {
+      throw new BadUserInputError(`\`event\` is a slug of at most ${MAX_SLUG_ARGUMENT} characters.`, 'event');
+    }
+    const filter = { eventSlug: event ?? undefined, types: types?.map(changeTypeOf) };
+    try {
+      const page = await services.changes.page(access, from, size, filter);
+      cost.nodes += page.changes.length;
+      return page;
+    } catch (err) {
+      if (err instanceof ChangesExpired) throw new ChangesExpiredError(err.message);
+      throw err;
+    }
   },
   viewer: (_parent, _args, { viewer }) => viewer,
   // Set before execution by the query-limits plugin, which spent this request's cost.

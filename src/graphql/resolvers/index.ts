@@ -1,5 +1,7 @@
 import { DateTimeResolver } from 'graphql-scalars';
 import type { Resolvers } from '../../generated/graphql.js';
+import { Change, ChangeEdge } from './Change.js';
+import { ChangeConnection, ChangePageInfo } from './ChangeConnection.js';
 import { Event } from './Event.js';
 import { EventConnection, EventEdge } from './EventConnection.js';
 import { Node } from './Node.js';
@@ -25,4 +27,8 @@ export const resolvers: Resolvers = {
   PageInfo,
   Registration,
   Registrant,
+  Change,
+  ChangeEdge,
+  ChangeConnection,
+  ChangePageInfo,
 };
