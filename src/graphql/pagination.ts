@@ -73,11 +73,15 @@ export function encodeChangeCursor(position: number): string {
   return Buffer.from(`${CHANGE}${position}`).toString('base64url');
 }
 
+/** The refusal of a change cursor this API did not give out. */
+export const notGivenOut = (argument: string) =>
+  new BadUserInputError(`\`${argument}\` is not a cursor of \`changes\` this API gave out.`, argument);
+
 export function decodeChangeCursor(cursor: string, argument = 'after'): number {
   const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
   const position = text.startsWith(CHANGE) ? Number(text.slice(CHANGE.length)) : NaN;
   if (!Number.isSafeInteger(position) || position < 0 || encodeChangeCursor(position) !== cursor) {
-    throw new BadUserInputError(`\`${argument}\` is not a cursor of \`changes\` this API gave out.`, argument);
+    throw notGivenOut(argument);
   }
   return position;
 }

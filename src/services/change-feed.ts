@@ -12,12 +12,15 @@ export class ChangesExpired extends DomainError {
   }
 }
 
+/** A cursor past the newest change: never given out (a forged one, or another database's), so it would skip changes. */
+export class UnknownChangeCursor extends DomainError {}
+
 /** At most this many changes are examined for one page: a viewer that may see few of them is not a scan of all. */
 export const MAX_EXAMINED = 5000;
 
 export interface FeedPage {
   changes: ChangeRow[];
-  /** The position after the last change examined (returned or not), or where the page started. */
+  /** The position of the last change examined (returned or not); at the end of what matches, the head. */
   endPosition: number;
   hasNextPage: boolean;
 }
@@ -31,14 +34,13 @@ export class ChangeFeed {
 
   /** `after` null: from the oldest change kept. `first` 0: no changes, and the current head as the position. */
   async page(access: Access, after: number | null, first: number, filter: ChangeFilter): Promise<FeedPage> {
-    if (after !== null && after < (await this.stores.changes.prunedThrough())) {
-      throw new ChangesExpired(this.retentionDays);
-    }
-    if (first === 0) {
-      return { changes: [], endPosition: after ?? (await this.stores.changes.head()), hasNextPage: false };
-    }
+    const { prunedThrough, head } = await this.stores.changes.bounds();
+    if (after !== null && after < prunedThrough) throw new ChangesExpired(this.retentionDays);
+    if (after !== null && after > head) throw new UnknownChangeCursor('no change log position this high was given out');
+    if (first === 0) return { changes: [], endPosition: after ?? head, hasNextPage: false };
     const shown: ChangeRow[] = [];
-    let position = after ?? 0;
+    // Without a cursor: from the oldest change kept, so an empty page's position is not one already pruned.
+    let position = after ?? prunedThrough;
     let examined = 0;
     for (;;) {
       const batch = Math.min(Math.max(first - shown.length, 100), MAX_EXAMINED - examined) + 1;
@@ -49,9 +51,14 @@ export class ChangeFeed {
         examined++;
         position = row.position;
         if (await visible(access, row)) shown.push(row);
-        if (shown.length === first) return { changes: shown, endPosition: position, hasNextPage: more || row !== seen.at(-1) };
+        if (shown.length === first)
+          return { changes: shown, endPosition: position, hasNextPage: more || row !== seen.at(-1) };
       }
-      if (!more || examined >= MAX_EXAMINED) return { changes: shown, endPosition: position, hasNextPage: more };
+      if (more && examined >= MAX_EXAMINED) return { changes: shown, endPosition: position, hasNextPage: true };
+      // The end of what matches: every change up to the head read first was committed before it (positions are
+      // handed out in commit order), so none is skipped, and a filtered page ends where an unfiltered one would
+      // (an event's own positions would tell an outsider of its changes).
+      if (!more) return { changes: shown, endPosition: Math.max(position, head), hasNextPage: false };
     }
   }
 }

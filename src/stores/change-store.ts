@@ -65,10 +65,16 @@ export class ChangeStore {
 
   /** The newest position recorded (or dropped): where a reader that wants only what comes next starts. */
   async head(): Promise<number> {
+    return (await this.bounds()).head;
+  }
+
+  /** Where the kept log starts (prunedThrough) and ends (head), in one statement: every cursor given out is between. */
+  async bounds(): Promise<{ prunedThrough: number; head: number }> {
     const [row] = await this.db('change_log_state as s')
       .where('s.id', 1)
       .select('s.pruned_through', this.db('changes').max('position').as('newest'));
-    return Math.max(Number(row?.pruned_through ?? 0), Number(row?.newest ?? 0));
+    const prunedThrough = Number(row?.pruned_through ?? 0);
+    return { prunedThrough, head: Math.max(prunedThrough, Number(row?.newest ?? 0)) };
   }
 
   /** Changes up to this position were dropped: a cursor before it has missed some. */
@@ -87,7 +93,10 @@ export class ChangeStore {
       const last = Number(row?.last ?? 0);
       if (!last) return 0;
       const dropped = await trx('changes').where('position', '<=', last).delete();
-      await trx('change_log_state').where({ id: 1 }).where('pruned_through', '<', last).update({ pruned_through: last });
+      await trx('change_log_state')
+        .where({ id: 1 })
+        .where('pruned_through', '<', last)
+        .update({ pruned_through: last });
       await trx('data_epoch').where({ id: 1 }).increment('value', 1);
       return dropped;
     });

@@ -1,7 +1,7 @@
 import type { QueryResolvers } from '../../generated/graphql.js';
 import { lookupNode, lookupNodes } from '../node-lookup.js';
-import { decodeChangeCursor, pageRequest, pageSize } from '../pagination.js';
-import { ChangesExpired } from '../../services/change-feed.js';
+import { decodeChangeCursor, notGivenOut, pageRequest, pageSize } from '../pagination.js';
+import { ChangesExpired, UnknownChangeCursor } from '../../services/change-feed.js';
 import { BadUserInputError, ChangesExpiredError } from '../errors.js';
 import { changeTypeOf } from './Change.js';
 
@@ -35,6 +35,7 @@ export const Query: QueryResolvers = {
       return page;
     } catch (err) {
       if (err instanceof ChangesExpired) throw new ChangesExpiredError(err.message);
+      if (err instanceof UnknownChangeCursor) throw notGivenOut('after');
       throw err;
     }
   },

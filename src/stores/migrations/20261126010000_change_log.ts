@@ -17,12 +17,16 @@ const COLUMNS = 'type, event_id, event_slug, registration_id, user_id, detail, o
 const EVENT_FIELDS = ['name', 'starts_at', 'ends_at', 'time_zone', 'visibility', 'slug', 'organizers_version'];
 const REGISTRANT_FIELDS = ['name', 'email', 'email_verified', 'activation_state'];
 
-const differs = (fields: string[], o = 'OLD', n = 'NEW') => fields.map((f) => `${o}.${f} IS NOT ${n}.${f}`).join(' OR ');
+const differs = (fields: string[], o = 'OLD', n = 'NEW') =>
+  fields.map((f) => `${o}.${f} IS NOT ${n}.${f}`).join(' OR ');
 const pgDiffers = (fields: string[]) => fields.map((f) => `o.${f} IS DISTINCT FROM n.${f}`).join(' OR ');
 
-/** An event's name, visibility and organizers as they were: who may learn of its deletion, and what. */
+/**
+ * An event's name, visibility and organizers as they were: who may learn of its deletion, and what. json(): a
+ * subquery's value is text, which json_object would embed as a string ("[1]"), not as an array.
+ */
 const sqliteDeletedDetail = `json_object('name', OLD.name, 'visibility', OLD.visibility, 'organizers',
-  (SELECT json_group_array(user_id) FROM event_organizers WHERE event_id = OLD.id))`;
+  json((SELECT json_group_array(user_id) FROM event_organizers WHERE event_id = OLD.id)))`;
 
 const SQLITE_TRIGGERS: Record<string, string> = {
   changes_event_created: `AFTER INSERT ON events BEGIN
@@ -129,7 +133,9 @@ export async function up(knex: Knex): Promise<void> {
           (SELECT coalesce(json_agg(user_id ORDER BY user_id), '[]'::json) FROM event_organizers WHERE event_id = OLD.id))::text,
         ${PG_NOW});
       RETURN OLD; END $$`);
-  await knex.raw('CREATE TRIGGER changes_event_deleted BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION changes_event_deleted()');
+  await knex.raw(
+    'CREATE TRIGGER changes_event_deleted BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION changes_event_deleted()',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
