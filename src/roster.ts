@@ -113,13 +113,14 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
   web.use(identity.callback);
 
-  // Expired codes, sessions and tokens are dead weight: sweep them now and then (any instance may).
+  // Expired codes, sessions, tokens and changes past their retention: sweep them now and then (any instance may).
   const sweeper = setInterval(() => {
     Promise.all([
       stores.oidc.deleteExpired(),
       stores.accountSessions.deleteExpired(),
       stores.passwordResets.deleteExpired(Date.now()),
-    ]).catch((err: unknown) => logger.warn({ err }, 'expired OIDC rows, sessions and reset links not swept'));
+      services.changes.prune(),
+    ]).catch((err: unknown) => logger.warn({ err }, 'expired OIDC rows, sessions, reset links or changes not swept'));
   }, SWEEP_INTERVAL_MS).unref();
 
   // A key added by `roster keys rotate` (any instance, any time) is published here within the interval.

@@ -32,6 +32,11 @@ export class ChangeFeed {
     private readonly retentionDays: number,
   ) {}
 
+  /** Drops the changes older than the retention; returns how many. */
+  prune(now = Date.now()): Promise<number> {
+    return this.stores.changes.prune(now - this.retentionDays * 24 * 60 * 60 * 1000);
+  }
+
   /** `after` null: from the oldest change kept. `first` 0: no changes, and the current head as the position. */
   async page(access: Access, after: number | null, first: number, filter: ChangeFilter): Promise<FeedPage> {
     const { prunedThrough, head } = await this.stores.changes.bounds();
