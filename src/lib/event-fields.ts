@@ -88,6 +88,20 @@ export const EVENT_FIELDS = [
     cli: { flag: '--time-zone <tz>', help: 'IANA time zone', clear: 'clear the time zone' },
     graphql: 'timeZone',
   },
+  {
+    prop: 'location',
+    column: 'location',
+    key: 'location',
+    kind: 'text',
+    max: 200,
+    nullable: true,
+    cli: {
+      flag: '--location <text>',
+      help: 'where it takes place, e.g. "Hall B, Berlin"',
+      clear: 'clear the location',
+    },
+    graphql: 'location',
+  },
 ] as const satisfies readonly EventFieldSpec[];
 
 export type EventField = (typeof EVENT_FIELDS)[number];
