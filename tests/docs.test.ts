@@ -202,6 +202,20 @@ test.each(pages)('%s: cites no SPEC section and no issue number', (_page, text) 
   expect(unfollowable(text)).toEqual([]);
 });
 
+test('no comment in the code cites a SPEC section or an issue number', () => {
+  const files = ['src', 'tests', 'bench', 'scripts', 'examples'].flatMap((folder) =>
+    readdirSync(new URL(`${folder}/`, root), { recursive: true, encoding: 'utf8' })
+      .filter((f) => /\.(ts|mjs|js|sh)$/.test(f) && !f.startsWith('generated') && !f.includes('node_modules'))
+      .map((f) => `${folder}/${f}`),
+  );
+  expect(files.length).toBeGreaterThan(200);
+  // This file holds the pattern and its own examples.
+  const cited = files
+    .filter((f) => f !== 'tests/docs.test.ts')
+    .flatMap((f) => unfollowable(read(f)).map((ref) => `${f}: ${ref}`));
+  expect(cited).toEqual([]);
+});
+
 test.each(pages)('%s: every source path it names exists', (_page, text) => {
   expect(missingPaths(text)).toEqual([]);
 });

@@ -1,7 +1,7 @@
 // The plain alternative a skilled engineer would write for the canonical query, independent of Roster's
 // code: Fastify + Mercurius + graphql-jit, its own SDL, its own statements over Roster's tables
 // (plain-sqlite.mjs or plain-pg.mjs, by DATABASE_URL), bearer tokens looked up by SHA-256 and cached,
-// and Roster's permission rules for this query (SPEC §3) checked on every request.
+// and Roster's permission rules for this query checked on every request.
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import mercurius from 'mercurius';

@@ -1,18 +1,13 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { EVENT_FIELDS, eventFieldsJson, type EventFieldSpec } from '../lib/event-fields.js';
+import type { EventFieldInput, NewEventFieldInput } from '../services/event-fields.js';
 import type { EventDetail } from '../services/event-service.js';
 import type { EventRow } from '../stores/types.js';
 import { CliError, collect, type Run } from './runtime.js';
-import { fields, isoOrNull as iso, nextCursor, pageText, table } from './table.js';
+import { fields, nextCursor, pageText, table } from './table.js';
 
 /** An event's own fields as the CLI prints them (lists leave out the organizers). */
-const eventFields = (e: EventRow) => ({
-  slug: e.slug,
-  name: e.name,
-  visibility: e.visibility,
-  starts_at: iso(e.startsAt),
-  ends_at: iso(e.endsAt),
-  time_zone: e.timeZone,
-});
+const eventFields = (e: EventRow) => ({ slug: e.slug, ...eventFieldsJson(e) });
 
 export const eventJson = (e: EventRow, organizers: string[]) => ({ ...eventFields(e), organizers });
 
@@ -24,61 +19,75 @@ const detailJson = (d: EventDetail) => ({
   registrations: d.registrations,
 });
 
-interface EventUpdateOptions {
+type Options = Record<string, string | boolean | string[] | undefined>;
+
+const FIELDS = EVENT_FIELDS as readonly EventFieldSpec[];
+const REQUIRED = FIELDS.filter((f) => f.required);
+const OPTIONAL = FIELDS.filter((f) => !f.required);
+
+/** Adds the options of `fields`, in order: a value option each (on update, its --no- form too), a visibility switches. */
+function fieldOptions(command: Command, fields: readonly EventFieldSpec[], mode: 'create' | 'update'): void {
+  for (const f of fields) {
+    if (f.kind === 'visibility') {
+      if (mode === 'update') command.option('--public', 'anyone may see it');
+      command.option('--private', 'only organizers may see it');
+    } else if (f.cli) {
+      const option = new Option(f.cli.flag, f.cli.help);
+      command.addOption(mode === 'create' && f.required ? option.makeOptionMandatory() : option);
+      if (mode === 'update' && f.cli.clear) command.option(`--no-${option.name()}`, f.cli.clear);
+    }
+  }
+}
+
+/** The fields' values as the options give them: a --no- form (false) is null, clearing the value. */
+function fieldValues(opts: Options): EventFieldInput {
+  const values: Record<string, string | null | undefined> = {};
+  for (const f of FIELDS) {
+    if (f.kind === 'visibility') {
+      if (opts.public && opts.private) throw new CliError('give --public or --private, not both');
+      values[f.prop] = opts.private ? 'private' : opts.public ? 'public' : undefined;
+    } else if (f.cli) {
+      const value = opts[new Option(f.cli.flag).attributeName()];
+      values[f.prop] = value === false ? null : (value as string | undefined);
+    }
+  }
+  return values;
+}
+
+interface EventUpdateOptions extends Options {
   json?: boolean;
   event: string;
-  name?: string;
-  public?: boolean;
-  private?: boolean;
-  startsAt?: string | false;
-  endsAt?: string | false;
-  timeZone?: string | false;
   addOrganizer: string[];
   removeOrganizer: string[];
 }
 
-/** An option that may be cleared with its --no- form: false is null, absent is undefined. */
-const clearable = (value: string | false | undefined) => (value === false ? null : value);
-
-interface EventCreateOptions {
+interface EventCreateOptions extends Options {
   json?: boolean;
   slug: string;
-  name: string;
   organizer: string[];
-  private?: boolean;
-  startsAt?: string;
-  endsAt?: string;
-  timeZone?: string;
 }
 
 export function registerEvent(program: Command, run: Run): void {
   const event = program.command('event').description('manage events');
-  event
+  const create = event
     .command('create')
     .description('create an event')
-    .requiredOption('--slug <slug>', 'unique slug: lowercase letters, digits, hyphens')
-    .requiredOption('--name <name>', 'event name')
-    .requiredOption('--organizer <user>', 'organizer (email or uid); repeat for several', collect, [])
-    .option('--private', 'only organizers may see it')
-    .option('--starts-at <iso>', 'start, ISO 8601')
-    .option('--ends-at <iso>', 'end, ISO 8601')
-    .option('--time-zone <tz>', 'IANA time zone')
-    .option('--json', 'print one JSON object')
-    .action((opts: EventCreateOptions) =>
-      run(opts, async ({ services }) => {
-        const { event: created, organizers } = await services.events.create({
-          slug: opts.slug,
-          name: opts.name,
-          organizers: opts.organizer,
-          visibility: opts.private ? 'private' : 'public',
-          startsAt: opts.startsAt,
-          endsAt: opts.endsAt,
-          timeZone: opts.timeZone,
-        });
-        const uids = organizers.map((u) => u.uid);
-        return { json: eventJson(created, uids), human: `created event ${created.slug}` };
-      }),
-    );
+    .requiredOption('--slug <slug>', 'unique slug: lowercase letters, digits, hyphens');
+  // The required fields (the name), then the organizers, then the optional fields: the order --help lists.
+  fieldOptions(create, REQUIRED, 'create');
+  create.requiredOption('--organizer <user>', 'organizer (email or uid); repeat for several', collect, []);
+  fieldOptions(create, OPTIONAL, 'create');
+  create.option('--json', 'print one JSON object').action((opts: EventCreateOptions) =>
+    run(opts, async ({ services }) => {
+      const { event: created, organizers } = await services.events.create({
+        ...(fieldValues(opts) as NewEventFieldInput),
+        slug: opts.slug,
+        organizers: opts.organizer,
+      });
+      const uids = organizers.map((u) => u.uid);
+      return { json: eventJson(created, uids), human: `created event ${created.slug}` };
+    }),
+  );
   event
     .command('list')
     .description('list events in creation order, a page at a time')
@@ -107,31 +116,19 @@ export function registerEvent(program: Command, run: Run): void {
         return { json, human: fields(json) };
       }),
     );
-  event
+  const update = event
     .command('update')
     .description("change an event's fields and organizers (it keeps at least one organizer)")
-    .requiredOption('--event <slug>', 'event slug (the key: not changeable)')
-    .option('--name <name>', 'event name')
-    .option('--public', 'anyone may see it')
-    .option('--private', 'only organizers may see it')
-    .option('--starts-at <iso>', 'start, ISO 8601')
-    .option('--no-starts-at', 'clear the start')
-    .option('--ends-at <iso>', 'end, ISO 8601')
-    .option('--no-ends-at', 'clear the end')
-    .option('--time-zone <tz>', 'IANA time zone')
-    .option('--no-time-zone', 'clear the time zone')
+    .requiredOption('--event <slug>', 'event slug (the key: not changeable)');
+  fieldOptions(update, FIELDS, 'update');
+  update
     .option('--add-organizer <user>', 'add an organizer (email or uid); repeat for several', collect, [])
     .option('--remove-organizer <user>', 'remove an organizer (email or uid); repeat for several', collect, [])
     .option('--json', 'print one JSON object')
     .action((opts: EventUpdateOptions) =>
       run(opts, async ({ services }) => {
-        if (opts.public && opts.private) throw new CliError('give --public or --private, not both');
         const detail = await services.events.update(opts.event, {
-          name: opts.name,
-          visibility: opts.private ? 'private' : opts.public ? 'public' : undefined,
-          startsAt: clearable(opts.startsAt),
-          endsAt: clearable(opts.endsAt),
-          timeZone: clearable(opts.timeZone),
+          ...fieldValues(opts),
           addOrganizers: opts.addOrganizer,
           removeOrganizers: opts.removeOrganizer,
         });

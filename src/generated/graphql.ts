@@ -87,6 +87,8 @@ export type Event = Node & {
   endsAt?: Maybe<Scalars['DateTime']['output']>;
   /** The event's global id: opaque, pass it to `Query.node(id:)`. */
   id: Scalars['ID']['output'];
+  /** Where the event takes place, as its organizers wrote it, e.g. `Hall B, Berlin`; null when not set. */
+  location?: Maybe<Scalars['String']['output']>;
   /** The event's display name. */
   name: Scalars['String']['output'];
   /**
@@ -505,6 +507,7 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = ResolversObject<{
   endsAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  location?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   registrations?: Resolver<Maybe<ResolversTypes['RegistrationConnection']>, ParentType, ContextType, Partial<EventRegistrationsArgs>>;
   slug?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

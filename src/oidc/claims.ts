@@ -1,7 +1,7 @@
 import type { UserRow } from '../stores/types.js';
 import { sha256 } from '../lib/secrets.js';
 
-/** Scope → the claims it grants (SPEC §4). `sub` and `updated_at` come with every userinfo answer. */
+/** Scope → the claims it grants (docs/identity.md). `sub` and `updated_at` come with every userinfo answer. */
 export const SCOPE_CLAIMS = {
   openid: ['sub', 'uid', 'updated_at'],
   email: ['email', 'email_verified'],

@@ -1,35 +1,25 @@
 import type { Stores } from '../stores/stores.js';
 import type { EventRow, Page, UserRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
+import { checkEventFields, type EventFieldInput, type NewEventFieldInput } from './event-fields.js';
 import { actingUserId } from './policy.js';
 import type { UserService } from './user-service.js';
 import type { Viewer } from './viewer.js';
 import * as v from './validation.js';
 
 /** A new event as an operator describes one; every field is checked here. */
-export interface NewEventInput {
+export type NewEventInput = NewEventFieldInput & {
   slug: string;
-  name: string;
   /** Users by email or uid: at least one. */
   organizers: readonly string[];
-  visibility?: string;
-  /** ISO 8601 date-times. */
-  startsAt?: string;
-  endsAt?: string;
-  timeZone?: string;
-}
+};
 
-/** What an operator changes of an event; fields left out keep their stored value, null clears a time. */
-export interface EventUpdateInput {
-  name?: string;
-  visibility?: string;
-  startsAt?: string | null;
-  endsAt?: string | null;
-  timeZone?: string | null;
+/** What an operator changes of an event; fields left out keep their stored value, null clears a nullable one. */
+export type EventUpdateInput = EventFieldInput & {
   /** Users by email or uid. */
   addOrganizers?: readonly string[];
   removeOrganizers?: readonly string[];
-}
+};
 
 /** An event with its organizers (in the order stored) and how many registered. */
 export interface EventDetail {
@@ -65,26 +55,14 @@ export class EventService {
   /** Creates an event with its organizers; a slug names one event only. */
   async create(input: NewEventInput): Promise<{ event: EventRow; organizers: UserRow[] }> {
     const slug = v.slug(input.slug);
-    const startsAt = input.startsAt === undefined ? null : v.isoTime(input.startsAt, 'starts_at');
-    const endsAt = input.endsAt === undefined ? null : v.isoTime(input.endsAt, 'ends_at');
-    v.timeRange(startsAt, endsAt);
-    const name = v.text(input.name, 'name');
-    const timeZone = input.timeZone === undefined ? null : v.timeZone(input.timeZone, 'time_zone');
-    const visibility = v.visibility(input.visibility ?? 'public');
+    const fields = checkEventFields(input, 'prop', { create: true });
+    v.timeRange(fields.startsAt ?? null, fields.endsAt ?? null);
     if (input.organizers.length === 0) {
       throw new InvalidInput('must be a non-empty list of users (email or uid)', 'organizers');
     }
     const organizers = await this.users.getByKeys(input.organizers);
     if (await this.stores.events.findBySlug(slug)) throw new Conflict(`an event with slug ${slug} exists`);
-    const event = await this.stores.events.create({
-      slug,
-      name,
-      startsAt,
-      endsAt,
-      timeZone,
-      visibility,
-      organizerIds: organizers.map((u) => u.id),
-    });
+    const event = await this.stores.events.create({ ...fields, slug, organizerIds: organizers.map((u) => u.id) });
     return { event, organizers };
   }
 
@@ -115,19 +93,9 @@ export class EventService {
       throw new InvalidInput('nothing to change: give at least one field or organizer to add or remove');
     }
     const event = await this.get(eventSlug);
-    const time = (value: string | null | undefined, field: string) =>
-      value === undefined || value === null ? value : v.isoTime(value, field);
-    const startsAt = time(fields.startsAt, 'starts_at');
-    const endsAt = time(fields.endsAt, 'ends_at');
+    const changes = { ...checkEventFields(fields, 'prop'), slug: event.slug };
+    const { startsAt, endsAt } = changes;
     v.timeRange(startsAt === undefined ? event.startsAt : startsAt, endsAt === undefined ? event.endsAt : endsAt);
-    const changes = {
-      slug: event.slug,
-      name: fields.name === undefined ? event.name : v.text(fields.name, 'name'),
-      startsAt,
-      endsAt,
-      timeZone: fields.timeZone == null ? fields.timeZone : v.timeZone(fields.timeZone, 'time_zone'),
-      visibility: fields.visibility === undefined ? undefined : v.visibility(fields.visibility),
-    };
     const added = await this.users.getByKeys(add);
     const removed = await this.users.getByKeys(remove);
     await this.stores.transaction(async (s) => {

@@ -1,7 +1,7 @@
 import type { EventRow } from '../stores/types.js';
 import type { Viewer } from './viewer.js';
 
-// The permission table of SPEC §3, in one place. Callers pass the event's organizer ids.
+// Who may see what (docs/api.md), in one place. Callers pass the event's organizer ids.
 
 /** The scope a user token needs to read the API as its user: the consent page lists the API under it alone. */
 export const API_SCOPE = 'openid';

@@ -1,38 +1,33 @@
+import {
+  EVENT_FIELDS,
+  EVENT_INITIAL,
+  givenEventFields,
+  type EventFieldValues,
+  type NewEventValues,
+} from '../lib/event-fields.js';
 import { chunks } from './chunks.js';
 import type { Db } from './database.js';
 import { keysetPage } from './keyset.js';
 import { toEvent } from './rows.js';
-import type { EventRow, Page, Visibility } from './types.js';
+import type { EventRow, Page } from './types.js';
 
 /** An event's writable fields: on insert an absent one gets its default, on update it keeps its stored value. */
-export interface EventFields {
-  slug: string;
-  name?: string;
-  startsAt?: number | null;
-  endsAt?: number | null;
-  timeZone?: string | null;
-  visibility?: Visibility;
-}
+export type EventFields = { slug: string } & Partial<EventFieldValues>;
 
-/** A new event's fields: the slug and name, the rest optional. */
-export type EventInsert = EventFields & { name: string };
+/** A new event's fields: the slug and the required ones (the name), the rest optional. */
+export type EventInsert = EventFields & NewEventValues;
 
 export type NewEvent = EventInsert & { organizerIds: number[] };
 
-/** The one mapping of event fields to columns (the slug is the key, set on insert only). */
-const eventColumns = (e: EventFields) => ({
-  ...(e.name !== undefined ? { name: e.name } : {}),
-  ...(e.startsAt !== undefined ? { starts_at: e.startsAt } : {}),
-  ...(e.endsAt !== undefined ? { ends_at: e.endsAt } : {}),
-  ...(e.timeZone !== undefined ? { time_zone: e.timeZone } : {}),
-  ...(e.visibility !== undefined ? { visibility: e.visibility } : {}),
-});
+/** The columns of the fields `e` gives (the slug is the key, set on insert only). */
+function eventColumns(e: Partial<EventFieldValues>): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  for (const f of EVENT_FIELDS) if (e[f.prop] !== undefined) columns[f.column] = e[f.prop];
+  return columns;
+}
 
 const newEventColumns = (e: EventInsert, now: number) => ({
-  starts_at: null,
-  ends_at: null,
-  time_zone: null,
-  visibility: 'public',
+  ...eventColumns(EVENT_INITIAL),
   ...eventColumns(e),
   slug: e.slug,
   created_at: now,
@@ -43,14 +38,8 @@ const newEventColumns = (e: EventInsert, now: number) => ({
 export type EventValues = Omit<EventRow, 'id' | 'createdAt' | 'updatedAt'>;
 
 /** True when updating the stored event with `e` would change it. */
-export function eventDiffers(row: EventValues, e: EventFields): boolean {
-  return (
-    (e.name !== undefined && row.name !== e.name) ||
-    (e.startsAt !== undefined && row.startsAt !== e.startsAt) ||
-    (e.endsAt !== undefined && row.endsAt !== e.endsAt) ||
-    (e.timeZone !== undefined && row.timeZone !== e.timeZone) ||
-    (e.visibility !== undefined && row.visibility !== e.visibility)
-  );
+export function eventDiffers(row: EventValues, e: Partial<EventFieldValues>): boolean {
+  return EVENT_FIELDS.some((f) => e[f.prop] !== undefined && row[f.prop] !== e[f.prop]);
 }
 
 export class EventStore {
@@ -108,11 +97,8 @@ export class EventStore {
     return {
       id: Number(typeof inserted === 'object' ? inserted.id : inserted),
       slug: e.slug,
-      name: e.name,
-      startsAt: e.startsAt ?? null,
-      endsAt: e.endsAt ?? null,
-      timeZone: e.timeZone ?? null,
-      visibility: e.visibility ?? 'public',
+      ...EVENT_INITIAL,
+      ...givenEventFields(e),
       createdAt: now,
       updatedAt: now,
     };

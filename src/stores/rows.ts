@@ -1,3 +1,4 @@
+import { EVENT_FIELDS, type EventFieldValues, type FieldKind, type FieldKinds } from '../lib/event-fields.js';
 import type {
   ActivationState,
   ClientAppRow,
@@ -5,14 +6,12 @@ import type {
   RegistrationRow,
   RegistrationWithRegistrant,
   UserRow,
-  Visibility,
 } from './types.js';
 
 // Maps database rows (snake_case; SQLite booleans as 0/1) to the row types.
 type Raw = Record<string, unknown>;
 
 const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 export function toUser(r: Raw): UserRow {
@@ -31,15 +30,24 @@ export function toUser(r: Raw): UserRow {
   };
 }
 
+/** A column's value by the kind of field it stores (PostgreSQL gives a BIGINT as a string). */
+const fromColumn: { [K in FieldKind]: (v: unknown) => FieldKinds[K] } = {
+  text: String,
+  time: num,
+  timeZone: String,
+  visibility: (v) => v as FieldKinds['visibility'],
+};
+
 export function toEvent(r: Raw): EventRow {
+  const fields: Record<string, unknown> = {};
+  for (const f of EVENT_FIELDS) {
+    const v = r[f.column];
+    fields[f.prop] = v === null || v === undefined ? null : fromColumn[f.kind](v);
+  }
   return {
     id: num(r.id),
     slug: String(r.slug),
-    name: String(r.name),
-    startsAt: numOrNull(r.starts_at),
-    endsAt: numOrNull(r.ends_at),
-    timeZone: strOrNull(r.time_zone),
-    visibility: r.visibility as Visibility,
+    ...(fields as EventFieldValues),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   };

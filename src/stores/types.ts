@@ -1,3 +1,5 @@
+import type { EventFieldValues, Visibility } from '../lib/event-fields.js';
+
 /** Row types: what the stores return. GraphQL mappers point at these. */
 
 export type ActivationState = 'active' | 'pending' | 'deactivated';
@@ -5,7 +7,7 @@ export const ACTIVATION_STATES: readonly ActivationState[] = ['active', 'pending
 /** The one state in which a user signs in and their apps work (services/account-state.ts). */
 export const ACTIVE: ActivationState = 'active';
 
-export type Visibility = 'public' | 'private';
+export type { Visibility };
 
 export interface UserRow {
   id: number;
@@ -21,14 +23,10 @@ export interface UserRow {
   updatedAt: number;
 }
 
-export interface EventRow {
+/** The key and timestamps, and the editable fields of lib/event-fields.ts. */
+export interface EventRow extends EventFieldValues {
   id: number;
   slug: string;
-  name: string;
-  startsAt: number | null;
-  endsAt: number | null;
-  timeZone: string | null;
-  visibility: Visibility;
   createdAt: number;
   updatedAt: number;
 }

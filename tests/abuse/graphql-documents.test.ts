@@ -6,7 +6,7 @@ import { startServer } from '../helpers/harness.js';
 import { HEALTH_MS, REFUSAL_MS, slowestHealthCheckDuring } from '../helpers/timing.js';
 
 // Documents refused as documents: syntax errors, validation errors, operations this API does not have.
-// Each is a GraphQL error with its SPEC code and the status GraphQL over HTTP gives it (a 200 for
+// Each is a GraphQL error with its documented code and the status GraphQL over HTTP gives it (a 200 for
 // application/json, a 400 for application/graphql-response+json), quickly, never a 5xx. (Documents over
 // a limit: query-limits and query-analysis.)
 const t = useSeededServer();
@@ -52,7 +52,7 @@ describe('operations this API does not have', () => {
     expect(((await res.json()) as { errors: unknown[] }).errors).toHaveLength(1);
   });
 
-  test('an operationName the document lacks: a validation error, with a SPEC code', async () => {
+  test('an operationName the document lacks: a validation error, with a documented code', async () => {
     const res = await fetch(`${t.server.url}/graphql`, {
       method: 'POST',
       headers: {

@@ -84,7 +84,7 @@ describe('cost', () => {
     expect(await requestedCost(twoPages('300'))).toBe(6);
   });
 
-  test('issue 16 fields: events by `first`, registrations by `first` or `last`, nodes by its ids', async () => {
+  test('the connection fields: events by `first`, registrations by `first` or `last`, nodes by its ids', async () => {
     expect(await requestedCost('{ events(first: 1000) { nodes { id } } }')).toBe(10);
     expect(await requestedCost('{ events { nodes { id } } }')).toBe(1);
     expect(await requestedCost('query($n: Int) { events(first: $n) { edges { node { id } } } }', { n: 700 })).toBe(7);

@@ -21,6 +21,7 @@ beforeAll(async () => {
       '20261123000000_password_resets',
       '20261123010000_data_epoch',
       '20261125000000_app_edits_keep_answers',
+      '20261126000000_event_location',
     ],
   });
   db = createDb(database.url);
@@ -174,6 +175,7 @@ describe('events, registrations, apps, tokens, keys', () => {
       starts_at: '2027-03-01T09:00:00.000Z',
       ends_at: '2027-03-01T17:00:00.000Z',
       time_zone: 'Europe/Paris',
+      location: null,
       organizers: [ownerUid],
     });
   });

@@ -82,6 +82,7 @@ describe('roster export', () => {
       starts_at: '2027-01-01T18:00:00.000Z',
       ends_at: '2027-01-01T22:00:00.000Z',
       time_zone: 'Europe/London',
+      location: null,
     });
     expect(JSON.parse(lines[5]!)).toEqual({ type: 'registration', event: 'launch', user: expect.any(String) });
 

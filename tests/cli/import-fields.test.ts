@@ -36,6 +36,7 @@ const event = (slug: string, organizer: string) => ({
   starts_at: '2027-03-01T10:00:00.000Z',
   ends_at: '2027-03-01T12:00:00.000Z',
   time_zone: 'Europe/Oslo',
+  location: 'Hall B, Berlin',
 });
 
 /** The stored user, without the timestamps an update moves. */
@@ -127,8 +128,9 @@ const EVENT_FIELDS: Record<string, [string, unknown, unknown]> = {
   starts_at: ['startsAt', '2027-03-01T09:00:00Z', Date.parse('2027-03-01T09:00:00Z')],
   ends_at: ['endsAt', '2027-03-02T00:00:00Z', Date.parse('2027-03-02T00:00:00Z')],
   time_zone: ['timeZone', 'Asia/Tokyo', 'Asia/Tokyo'],
+  location: ['location', '  Room 4, Oslo ', 'Room 4, Oslo'],
 };
-const EVENT_CLEARABLE = new Set(['starts_at', 'ends_at', 'time_zone']);
+const EVENT_CLEARABLE = new Set(['starts_at', 'ends_at', 'time_zone', 'location']);
 
 describe('event records', () => {
   let n = 0;

@@ -205,7 +205,7 @@ describe('SQL statements per request', () => {
   });
 });
 
-describe('backward (issue 16)', () => {
+describe('backward', () => {
   const BACK = `query($slug: String!, $last: Int, $before: String) { event(slug: $slug) {
     registrations(last: $last, before: $before) { nodes { registrant { name } }
     pageInfo { hasNextPage hasPreviousPage startCursor } } } }`;

@@ -3,7 +3,7 @@ import { useSeededServer } from '../helpers/fixtures.js';
 import { gql } from '../helpers/graphql.js';
 import { SCHEMA_SDL } from '../../src/graphql/router.js';
 
-// Issue 16: every type, field, argument and enum value of the API describes itself, as served.
+// Every type, field, argument and enum value of the API describes itself, as served.
 const t = useSeededServer();
 
 /** Names of this API's own parts (not introspection's or the built-in scalars') with no description. */

@@ -3,7 +3,7 @@ import { seedFixtures, useSeededServer, type Fixtures } from '../helpers/fixture
 import { gql } from '../helpers/graphql.js';
 import { globalId } from '../../src/lib/ids.js';
 
-// SPEC §3 "Who may see what", cell by cell: 4 kinds of token × 4 rows.
+// Who may see what (docs/api.md), cell by cell: 4 kinds of token × 4 rows.
 const t = useSeededServer();
 
 type TokenName = keyof Fixtures['tokens'];
@@ -95,7 +95,7 @@ describe('registrant.email', () => {
   });
 });
 
-describe('issue 16 rows: events, node and nodes follow the same table', () => {
+describe('events, node and nodes follow the same table', () => {
   const slugs = async (token: TokenName) => {
     const res = await gql(t.server, t.fx.tokens[token], '{ events { nodes { slug } } }');
     return (res.body.data!.events as { nodes: { slug: string }[] }).nodes.map((n) => n.slug);

@@ -12,8 +12,8 @@ const isCodelessRefusal = (error: unknown): boolean => {
   return !extensions?.code && typeof status === 'number' && status >= 400 && status < 500;
 };
 
-// Apollo codes outside SPEC §6, as the SPEC code they amount to (a bad operationName fails validation).
-const SPEC_CODES: Record<string, string> = { OPERATION_RESOLUTION_FAILURE: 'GRAPHQL_VALIDATION_FAILED' };
+// Apollo codes outside our documented set (docs/api.md), as the documented code they amount to (a bad operationName fails validation).
+const DOCUMENTED_CODES: Record<string, string> = { OPERATION_RESOLUTION_FAILURE: 'GRAPHQL_VALIDATION_FAILED' };
 
 /** The code our own validation rule gave its error, which Apollo's wrapper replaced with GRAPHQL_VALIDATION_FAILED. */
 const ruleCode = (original: unknown): unknown =>
@@ -35,7 +35,7 @@ export function formatError(error: GraphQLFormattedError, original?: unknown): G
   if (code === 'GRAPHQL_PARSE_FAILED' && overflowedStack(original)) {
     return { message: 'Syntax Error: the document nests too deeply to parse.', extensions: { code } };
   }
-  if (SPEC_CODES[code]) return { ...error, extensions: { ...error.extensions, code: SPEC_CODES[code] } };
+  if (DOCUMENTED_CODES[code]) return { ...error, extensions: { ...error.extensions, code: DOCUMENTED_CODES[code] } };
   if (!isInternal(error)) return error;
   if (isCodelessRefusal(original)) return { message: error.message, extensions: { code: 'BAD_REQUEST' } };
   return {

@@ -11,7 +11,7 @@ export const Registration: RegistrationResolvers = {
 export const Registrant: RegistrantResolvers = {
   id: ({ user }) => user.uid,
   name: ({ user }) => user.name,
-  // The policy decided per connection (SPEC §3): an organizer's user token only.
+  // Access decided per connection: an organizer's user token only.
   email: ({ user, showEmail }) => (showEmail ? user.email : null),
   activationState: ({ user }) => user.activationState,
 };

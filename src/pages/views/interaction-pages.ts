@@ -3,7 +3,7 @@ import { alert, csrfField, layout, signInForm, type Page } from '../../http/page
 import { html, trusted } from '../../http/pages/html.js';
 import { accountHref, interactionHref } from '../../http/paths.js';
 
-/** What each scope gives the app, in plain words (SPEC §3, §4): openid is also what the event API reads as. */
+/** What each scope gives the app, in plain words: openid is also what the event API reads as. */
 export const scopeDescriptions = (service: string): Record<string, { title: string; grants: string }> => ({
   openid: {
     title: 'Sign you in and read events as you',

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { EVENT_INITIAL, givenEventFields, missingEventField, type NewEventValues } from '../../lib/event-fields.js';
 import { eventDiffers, type EventValues } from '../../stores/event-store.js';
 import type { RegistrationStaging } from '../../stores/registration-staging.js';
 import type { Stores } from '../../stores/stores.js';
@@ -246,15 +247,15 @@ async function flushEvents(tx: Stores, batch: Records<'event'>, now: number, fai
         state.organizersChanged = state.changed = true;
       }
       if (eventDiffers(state.row, event)) state.changed = true;
-      state.row = { ...state.row, ...definedOf(event) };
+      state.row = { ...state.row, ...givenEventFields(event) };
     } else {
-      if (event.name === undefined || ids === undefined) {
-        fail(line, `${event.name === undefined ? 'name' : 'organizers'} is required for a new event`);
+      const required = missingEventField(event);
+      if (required || ids === undefined) {
+        fail(line, `${required?.key ?? 'organizers'} is required for a new event`);
         continue;
       }
-      const row = { startsAt: null, endsAt: null, timeZone: null, visibility: 'public' as const, ...definedOf(event) };
       states.set(event.slug, {
-        row: { ...row, slug: event.slug, name: event.name },
+        row: { ...EVENT_INITIAL, ...(givenEventFields(event) as NewEventValues), slug: event.slug },
         organizerIds: ids,
         changed: true,
         organizersChanged: true,
@@ -276,10 +277,6 @@ async function flushEvents(tx: Stores, batch: Records<'event'>, now: number, fai
   );
   return good;
 }
-
-/** The fields a record carries, without those it leaves out. */
-const definedOf = <T extends object>(o: T) =>
-  Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) as Partial<T>;
 
 async function flushRegistrations(tx: Stores, batch: Records<'registration'>, now: number, fail: Fail) {
   const events = new Map((await tx.events.findBySlugs(batch.map((r) => r.event))).map((e) => [e.slug, e]));

@@ -1,6 +1,8 @@
 import type { EventFields } from '../../stores/event-store.js';
 import type { UserFields } from '../../stores/user-store.js';
+import { EVENT_FIELDS } from '../../lib/event-fields.js';
 import { InvalidInput } from '../errors.js';
+import { checkEventFields } from '../event-fields.js';
 import * as v from '../validation.js';
 import { quoted } from '../../lib/text.js';
 
@@ -22,7 +24,7 @@ const USER_FIELDS = new Set([
   'zoneinfo',
   'activation_state',
 ]);
-const EVENT_FIELDS = new Set(['type', 'slug', 'name', 'organizers', 'visibility', 'starts_at', 'ends_at', 'time_zone']);
+const EVENT_KEYS = new Set(['type', 'slug', 'organizers', ...EVENT_FIELDS.map((f) => f.key)]);
 const REGISTRATION_FIELDS = new Set(['type', 'event', 'user']);
 
 function only(obj: Record<string, unknown>, allowed: Set<string>): void {
@@ -54,18 +56,11 @@ function parseUser(o: Record<string, unknown>): UserFields {
 }
 
 function parseEvent(o: Record<string, unknown>): { event: EventFields; organizers?: string[] } {
-  only(o, EVENT_FIELDS);
+  only(o, EVENT_KEYS);
   if (o.organizers !== undefined && (!Array.isArray(o.organizers) || o.organizers.length === 0)) {
     throw new InvalidInput('must be a non-empty list of users (email or uid)', 'organizers');
   }
-  const event: EventFields = {
-    slug: v.slug(o.slug),
-    name: o.name === undefined ? undefined : v.text(o.name, 'name'),
-    startsAt: optional(o.starts_at, (x) => v.isoTime(x, 'starts_at')),
-    endsAt: optional(o.ends_at, (x) => v.isoTime(x, 'ends_at')),
-    timeZone: optional(o.time_zone, (x) => v.timeZone(x, 'time_zone')),
-    visibility: o.visibility === undefined ? undefined : v.visibility(o.visibility),
-  };
+  const event: EventFields = { slug: v.slug(o.slug), ...checkEventFields(o, 'key') };
   v.timeRange(event.startsAt ?? null, event.endsAt ?? null);
   return { event, organizers: o.organizers?.map((u) => v.userKey(u, 'organizer')) };
 }

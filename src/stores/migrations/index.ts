@@ -7,6 +7,7 @@ import * as sealedOidcPayloads from './20261122040000_sealed_oidc_payloads.js';
 import * as passwordResets from './20261123000000_password_resets.js';
 import * as dataEpoch from './20261123010000_data_epoch.js';
 import * as appEditsKeepAnswers from './20261125000000_app_edits_keep_answers.js';
+import * as eventLocation from './20261126000000_event_location.js';
 import * as changeLog from './20261126010000_change_log.js';
 
 interface Migration {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '20261123000000_password_resets': passwordResets,
   '20261123010000_data_epoch': dataEpoch,
   '20261125000000_app_edits_keep_answers': appEditsKeepAnswers,
+  '20261126000000_event_location': eventLocation,
   '20261126010000_change_log': changeLog,
 };
 
