@@ -45,14 +45,20 @@ export type Change = {
 /** A page of changes. */
 export type ChangeConnection = {
   __typename?: 'ChangeConnection';
+  /** The same changes, each with its cursor. */
   edges: Array<ChangeEdge>;
+  /** The changes of this page, oldest first. */
   nodes: Array<Change>;
+  /** Where to continue from. */
   pageInfo: ChangePageInfo;
 };
 
+/** A change with its cursor. */
 export type ChangeEdge = {
   __typename?: 'ChangeEdge';
+  /** Pass it as `changes(after:)` to continue after this change. */
   cursor: Scalars['String']['output'];
+  /** The change. */
   node: Change;
 };
 

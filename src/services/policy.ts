@@ -21,7 +21,11 @@ export function actsAsOrganizer(viewer: Viewer, organizerIds: readonly number[])
   return organizerIds.includes(actingUserId(viewer));
 }
 
-export function canSeeEvent(viewer: Viewer, event: Pick<EventRow, 'visibility'>, organizerIds: readonly number[]): boolean {
+export function canSeeEvent(
+  viewer: Viewer,
+  event: Pick<EventRow, 'visibility'>,
+  organizerIds: readonly number[],
+): boolean {
   return event.visibility === 'public' || actsAsOrganizer(viewer, organizerIds);
 }
 

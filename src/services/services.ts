@@ -41,7 +41,14 @@ export interface Services {
 /** The settings the services apply. */
 export type ServiceConfig = Pick<
   Config,
-  'production' | 'maxAppsPerUser' | 'changesRetentionDays' | 'rateLimitPoints' | 'authorizeRateLimit' | 'smtpUrl' | 'mailFrom' | 'serviceName'
+  | 'production'
+  | 'maxAppsPerUser'
+  | 'changesRetentionDays'
+  | 'rateLimitPoints'
+  | 'authorizeRateLimit'
+  | 'smtpUrl'
+  | 'mailFrom'
+  | 'serviceName'
 >;
 
 /** Which limit refused a request: the metrics count refusals by it. */

@@ -130,13 +130,17 @@ export class EventStore {
     if (same) return false;
     await this.db('event_organizers').where({ event_id: eventId }).delete();
     await this.db('event_organizers').insert([...wanted].map((user_id) => ({ event_id: eventId, user_id })));
+    // The change log hears of organizers through the event's row (see the change_log migration).
+    await this.db('events').where({ id: eventId }).increment('organizers_version', 1);
     return true;
   }
 
   /** Makes each event's organizers exactly the user ids given, in a few statements for any number of events. */
   async replaceOrganizers(byEvent: ReadonlyMap<number, readonly number[]>): Promise<void> {
-    for (const part of chunks([...byEvent.keys()]))
+    for (const part of chunks([...byEvent.keys()])) {
       await this.db('event_organizers').whereIn('event_id', part).delete();
+      await this.db('events').whereIn('id', part).increment('organizers_version', 1);
+    }
     const links = [...byEvent].flatMap(([event_id, ids]) =>
       [...new Set(ids)].map((user_id) => ({ event_id, user_id })),
     );

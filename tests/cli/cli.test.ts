@@ -22,6 +22,7 @@ beforeAll(async () => {
       '20261123010000_data_epoch',
       '20261125000000_app_edits_keep_answers',
       '20261126000000_event_location',
+      '20261126010000_change_log',
     ],
   });
   db = createDb(database.url);

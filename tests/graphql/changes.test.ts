@@ -2,7 +2,7 @@ import { useSeededServer } from '../helpers/fixtures.js';
 import { changeFeed, seen, type ChangeNode, type Feed, type Token } from '../helpers/changes.js';
 import { gql } from '../helpers/graphql.js';
 
-// Query.changes over HTTP with real tokens (SPEC §9): order, paging, endCursor, filters, who sees what, and
+// Query.changes over HTTP with real tokens: order, paging, endCursor, filters, who sees what, and
 // objects in their current state. Refusals and expiry: changes-refusals.test.ts.
 const t = useSeededServer();
 const { feed, head } = changeFeed(t);

@@ -6,7 +6,7 @@ import { cli } from '../helpers/cli.js';
 import { useMigratedDatabase } from '../helpers/harness.js';
 import { ndjson } from '../helpers/ndjson.js';
 
-// Every write records, in its own transaction, exactly the changes SPEC §9 lists, in order, whoever writes
+// Every write records, in its own transaction, exactly the changes the change feed lists (docs/api.md), in order, whoever writes
 // (the CLI, the stores, the importer). Each test compares what was recorded from the head it started at.
 
 const database = useMigratedDatabase();

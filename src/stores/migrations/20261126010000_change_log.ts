@@ -4,7 +4,8 @@ import { isSqlite } from '../dialect.js';
 /**
  * The change log: the database itself records, in the writing transaction, every change an answer could
  * show, whoever writes (CLI, import, pages, any instance). Organizer changes reach it as a bump of
- * `events.organizers_version`, which the event store makes when it replaces an existing event's organizers.
+ * `events.organizers_version`, which the event store bumps whenever it sets an event's organizers (the first
+ * time, at creation, is no update).
  *
  * On PostgreSQL each recording first locks the data_epoch row (every write takes it anyway, till commit),
  * so positions are handed out in commit order: a reader that has seen position n never later finds a
@@ -14,12 +15,17 @@ const SQLITE_NOW = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
 const PG_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 const COLUMNS = 'type, event_id, event_slug, registration_id, user_id, detail, occurred_at';
 
-const EVENT_FIELDS = ['name', 'starts_at', 'ends_at', 'time_zone', 'visibility', 'slug', 'organizers_version'];
+/** Every column of `events` an answer shows (a new one joins here, by a migration that recreates the trigger). */
+export const WATCHED_EVENT_COLUMNS = ['slug', 'name', 'starts_at', 'ends_at', 'time_zone', 'visibility', 'location'];
 const REGISTRANT_FIELDS = ['name', 'email', 'email_verified', 'activation_state'];
 
 const differs = (fields: string[], o = 'OLD', n = 'NEW') =>
   fields.map((f) => `${o}.${f} IS NOT ${n}.${f}`).join(' OR ');
 const pgDiffers = (fields: string[]) => fields.map((f) => `o.${f} IS DISTINCT FROM n.${f}`).join(' OR ');
+
+// The organizers set at creation move the version from 0: event.created tells of them already.
+const SQLITE_EVENT_UPDATED = `${differs(WATCHED_EVENT_COLUMNS)} OR (OLD.organizers_version IS NOT NEW.organizers_version AND OLD.organizers_version <> 0)`;
+const PG_EVENT_UPDATED = `${pgDiffers(WATCHED_EVENT_COLUMNS)} OR (o.organizers_version IS DISTINCT FROM n.organizers_version AND o.organizers_version <> 0)`;
 
 /**
  * An event's name, visibility and organizers as they were: who may learn of its deletion, and what. json(): a
@@ -31,7 +37,7 @@ const sqliteDeletedDetail = `json_object('name', OLD.name, 'visibility', OLD.vis
 const SQLITE_TRIGGERS: Record<string, string> = {
   changes_event_created: `AFTER INSERT ON events BEGIN
     INSERT INTO changes (${COLUMNS}) VALUES ('event.created', NEW.id, NEW.slug, NULL, NULL, NULL, ${SQLITE_NOW}); END`,
-  changes_event_updated: `AFTER UPDATE ON events WHEN ${differs(EVENT_FIELDS)} BEGIN
+  changes_event_updated: `AFTER UPDATE ON events WHEN ${SQLITE_EVENT_UPDATED} BEGIN
     INSERT INTO changes (${COLUMNS}) VALUES ('event.updated', NEW.id, NEW.slug, NULL, NULL, NULL, ${SQLITE_NOW}); END`,
   // Before: the organizers are still there (the cascade removes them with the event).
   changes_event_deleted: `BEFORE DELETE ON events BEGIN
@@ -62,7 +68,7 @@ const PG_FUNCTIONS: Record<string, { table: string; when: string; refs: string; 
     when: 'AFTER UPDATE',
     refs: 'OLD TABLE AS o NEW TABLE AS n',
     body: `SELECT 'event.updated', n.id, n.slug, NULL::int, NULL::int, NULL::text, ${PG_NOW}
-      FROM n JOIN o ON o.id = n.id WHERE ${pgDiffers(EVENT_FIELDS)} ORDER BY n.id`,
+      FROM n JOIN o ON o.id = n.id WHERE ${PG_EVENT_UPDATED} ORDER BY n.id`,
   },
   changes_registration_created: {
     table: 'registrations',
@@ -94,6 +100,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('events', (t) => {
     t.integer('organizers_version').notNullable().defaultTo(0);
   });
+  // Events that exist have their organizers: their next change of organizers is an update.
+  await knex('events').update({ organizers_version: 1 });
   await knex.schema.createTable('changes', (t) => {
     t.bigIncrements('position').primary();
     t.string('type', 40).notNullable();
@@ -105,6 +113,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('detail').nullable();
     t.bigInteger('occurred_at').notNullable();
     t.index(['event_id', 'position']);
+    t.index(['event_slug', 'position']);
     t.index(['occurred_at']);
   });
   await knex.schema.createTable('change_log_state', (t) => {
@@ -147,7 +156,6 @@ export async function down(knex: Knex): Promise<void> {
   }
   await knex.schema.dropTableIfExists('change_log_state');
   await knex.schema.dropTableIfExists('changes');
-  await knex.schema.alterTable('events', (t) => {
-    t.dropColumn('organizers_version');
-  });
+  // Not knex's dropColumn: on SQLite it rebuilds the table, which drops the data epoch's triggers.
+  await knex.raw('ALTER TABLE events DROP COLUMN organizers_version');
 }
