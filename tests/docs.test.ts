@@ -50,6 +50,16 @@ const ERROR_CODES = [
   'REQUEST_TIMEOUT',
   'REQUEST_TOO_SLOW',
   'UNSUPPORTED_MEDIA_TYPE',
+  'CHANGES_EXPIRED',
+];
+/** The API's change types (`ChangeType`): enum values, never settings. */
+const CHANGE_TYPES = [
+  'REGISTRATION_CREATED',
+  'REGISTRATION_DELETED',
+  'REGISTRANT_UPDATED',
+  'EVENT_CREATED',
+  'EVENT_UPDATED',
+  'EVENT_DELETED',
 ];
 /** The folders of src/: a path such as `http/cors.ts` in the pages is one of src/. */
 const SRC_FOLDERS = readdirSync(new URL('src/', root), { withFileTypes: true })
@@ -73,7 +83,11 @@ const namesIn = (text: string) => new Set(text.match(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-
 /** Upper-case names with an underscore that are neither a setting in .env.example nor allowed above. */
 const unknownSettings = (text: string) =>
   [...namesIn(text)].filter(
-    (name) => !settings.includes(name) && !NOT_SETTINGS.includes(name) && !ERROR_CODES.includes(name),
+    (name) =>
+      !settings.includes(name) &&
+      !NOT_SETTINGS.includes(name) &&
+      !ERROR_CODES.includes(name) &&
+      !CHANGE_TYPES.includes(name),
   );
 
 /** Every `roster <verb> [<sub>]` (or `node dist/cli/index.js …`) a text runs, as [verb, sub]. */
@@ -174,7 +188,7 @@ test.each(pages)('%s: every environment variable it names is a setting in .env.e
 test('every name allowed beside the settings is named by some page', () => {
   const named = new Set(pages.flatMap(([, text]) => [...namesIn(text)]));
   expect(named.size).toBeGreaterThan(20);
-  expect([...NOT_SETTINGS, ...ERROR_CODES].filter((name) => !named.has(name))).toEqual([]);
+  expect([...NOT_SETTINGS, ...ERROR_CODES, ...CHANGE_TYPES].filter((name) => !named.has(name))).toEqual([]);
 });
 
 test.each(pages)('%s: every CLI command it runs exists', async (_page, text) => {
