@@ -15,8 +15,8 @@ export class ChangesExpired extends DomainError {
 /** A cursor past the newest change: never given out (a forged one, or another database's), so it would skip changes. */
 export class UnknownChangeCursor extends DomainError {}
 
-/** At most this many changes are examined for one page: a viewer that may see few of them is not a scan of all. */
-export const MAX_EXAMINED = 5000;
+/** The positions one page reads at most: what a page costs the database, bounded whatever its filter. */
+export const WINDOW = 2000;
 
 export interface FeedPage {
   changes: ChangeRow[];
@@ -37,34 +37,31 @@ export class ChangeFeed {
     return this.stores.changes.prune(now - this.retentionDays * 24 * 60 * 60 * 1000);
   }
 
-  /** `after` null: from the oldest change kept. `first` 0: no changes, and the current head as the position. */
+  /**
+   * `after` null: from the oldest change kept; `first` 0: no changes, and the current head as the position.
+   * A page reads one window of positions (`WINDOW`), whatever the filter: its work, its `endPosition` and its
+   * `hasNextPage` depend on the log's positions alone, never on which changes match or who may see them.
+   */
   async page(access: Access, after: number | null, first: number, filter: ChangeFilter): Promise<FeedPage> {
     const { prunedThrough, head } = await this.stores.changes.bounds();
     if (after !== null && after < prunedThrough) throw new ChangesExpired(this.retentionDays);
     if (after !== null && after > head) throw new UnknownChangeCursor('no change log position this high was given out');
     if (first === 0) return { changes: [], endPosition: after ?? head, hasNextPage: false };
-    const shown: ChangeRow[] = [];
     // Without a cursor: from the oldest change kept, so an empty page's position is not one already pruned.
-    let position = after ?? prunedThrough;
-    let examined = 0;
-    for (;;) {
-      const batch = Math.min(Math.max(first - shown.length, 100), MAX_EXAMINED - examined) + 1;
-      const rows = await this.stores.changes.after(position, batch, filter);
-      const more = rows.length === batch;
-      const seen = more ? rows.slice(0, -1) : rows;
-      for (const row of seen) {
-        examined++;
-        position = row.position;
-        if (await visible(access, row)) shown.push(row);
-        if (shown.length === first)
-          return { changes: shown, endPosition: position, hasNextPage: more || row !== seen.at(-1) };
-      }
-      if (more && examined >= MAX_EXAMINED) return { changes: shown, endPosition: position, hasNextPage: true };
-      // The end of what matches: every change up to the head read first was committed before it (positions are
-      // handed out in commit order), so none is skipped, and a filtered page ends where an unfiltered one would
-      // (an event's own positions would tell an outsider of its changes).
-      if (!more) return { changes: shown, endPosition: Math.max(position, head), hasNextPage: false };
+    const start = after ?? prunedThrough;
+    // Every change up to the head read first was committed before it (positions follow commit order).
+    const end = Math.min(start + WINDOW, head);
+    const rows = await this.stores.changes.between(start, end, filter);
+    // A prune that committed meanwhile may have taken some of them: refuse rather than skip them.
+    if (start < (await this.stores.changes.prunedThrough())) throw new ChangesExpired(this.retentionDays);
+    const shown: ChangeRow[] = [];
+    for (const row of rows) {
+      if (!(await visible(access, row))) continue;
+      shown.push(row);
+      if (shown.length === first)
+        return { changes: shown, endPosition: row.position, hasNextPage: row.position < head };
     }
+    return { changes: shown, endPosition: end, hasNextPage: end < head };
   }
 }
 

@@ -55,6 +55,14 @@ function toChange(r: Raw): ChangeRow {
 export class ChangeStore {
   constructor(private readonly db: Db) {}
 
+  /** The changes at positions from `after` (excluded) to `through` (included) that match, in position order. */
+  async between(after: number, through: number, filter: ChangeFilter = {}): Promise<ChangeRow[]> {
+    const query = this.db('changes').where('position', '>', after).where('position', '<=', through).orderBy('position');
+    if (filter.eventSlug !== undefined) void query.where('event_slug', filter.eventSlug);
+    if (filter.types?.length) void query.whereIn('type', filter.types);
+    return (await query).map(toChange);
+  }
+
   /** Changes after `after`, in position order, at most `limit`. */
   async after(after: number, limit: number, filter: ChangeFilter = {}): Promise<ChangeRow[]> {
     const query = this.db('changes').where('position', '>', after).orderBy('position').limit(limit);

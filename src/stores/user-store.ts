@@ -175,6 +175,11 @@ export class UserStore {
 
   /** Deletes the user; their apps (with app tokens), registrations, organizer links and account sessions cascade. */
   async delete(id: number): Promise<boolean> {
-    return (await this.db('users').where({ id }).delete()) > 0;
+    return this.db.transaction(async (trx) => {
+      // The events they organize lose an organizer with them: the change log hears of it through the event's row.
+      const organized = trx('event_organizers').where({ user_id: id }).select('event_id');
+      await trx('events').whereIn('id', organized).increment('organizers_version', 1);
+      return (await trx('users').where({ id }).delete()) > 0;
+    });
   }
 }

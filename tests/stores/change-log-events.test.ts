@@ -53,12 +53,12 @@ test('creating an event with organizers is one event.created, however many organ
 });
 
 test('adding or removing an organizer is an event.updated; the same organizers again is nothing', async () => {
-  expect(await recordedBy(() => roster('event', 'update', '--event', 'ev-a', '--remove-organizer', 'co@ev.test'))).toEqual([
-    ['event.updated', 'ev-a'],
-  ]);
-  expect(await recordedBy(() => roster('event', 'update', '--event', 'ev-a', '--add-organizer', 'ann@ev.test'))).toEqual([
-    ['event.updated', 'ev-a'],
-  ]);
+  expect(
+    await recordedBy(() => roster('event', 'update', '--event', 'ev-a', '--remove-organizer', 'co@ev.test')),
+  ).toEqual([['event.updated', 'ev-a']]);
+  expect(
+    await recordedBy(() => roster('event', 'update', '--event', 'ev-a', '--add-organizer', 'ann@ev.test')),
+  ).toEqual([['event.updated', 'ev-a']]);
   const id = (await stores.events.findBySlug('ev-a'))!.id;
   const same = (await stores.events.organizerIds([id])).get(id)!;
   expect(await recordedBy(() => stores.events.setOrganizers(id, [...same].reverse()))).toEqual([]);
@@ -82,5 +82,13 @@ test('an import that changes only organizers records one event.updated; a new ev
   expect(await recordedBy(() => run([event('ev-b', ['org@ev.test'])]))).toEqual([]);
   expect(await recordedBy(() => run([event('ev-b', ['org@ev.test', 'co@ev.test'])]))).toEqual([
     ['event.updated', 'ev-b'],
+  ]);
+});
+
+test('deleting a co-organizer’s account is an event.updated of each event they organized', async () => {
+  await roster('user', 'create', '--email', 'gone@ev.test', '--name', 'gone');
+  await roster('event', 'update', '--event', 'ev-a', '--add-organizer', 'gone@ev.test');
+  expect(await recordedBy(() => roster('user', 'delete', '--user', 'gone@ev.test'))).toEqual([
+    ['event.updated', 'ev-a'],
   ]);
 });

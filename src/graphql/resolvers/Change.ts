@@ -30,8 +30,10 @@ export const Change: ChangeResolvers = {
     const readable = await access.registrations(change.eventId);
     const user = readable && (await loaders.userById.load(change.userId));
     if (!user || !readable) return null;
+    // The address only as the registrant's registrations show it now: none taken after they left.
+    const now = readable.showEmail ? await access.registrant(user.id) : null;
     const { id, uid, name, email, activationState } = user;
-    return { user: { id, uid, name, email, activationState }, showEmail: readable.showEmail };
+    return { user: { id, uid, name, email, activationState }, showEmail: now?.showEmail ?? false };
   },
 };
 
