@@ -26,7 +26,7 @@ export function buildContext(viewer: Viewer, services: Services, requestId: stri
   const access = createAccess(viewer, {
     eventById: (eventId) => loaders.eventById.load(eventId),
     organizerIds: (eventId) => loaders.organizerIds.load(eventId),
-    registeredEventIds: (userId) => services.registrations.eventIdsOf(userId),
+    registeredEventIds: (userId) => loaders.registeredEventIds.load(userId),
   });
   return { viewer, services, loaders, access, requestId, info, cost: { requested: 0, nodes: 0 } };
 }

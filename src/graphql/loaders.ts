@@ -25,6 +25,10 @@ export function createLoaders(services: Services) {
       const rows = new Map((await services.registrations.findManyWithRegistrant(ids)).map((r) => [r.id, r]));
       return ids.map((id) => rows.get(id) ?? null);
     }),
+    registeredEventIds: new DataLoader<number, number[]>(async (userIds) => {
+      const byUser = await services.registrations.eventIdsOfMany(userIds);
+      return userIds.map((id) => byUser.get(id) ?? []);
+    }),
     registrationCount: new DataLoader<number, number>(async (eventIds) => {
       const counts = await services.registrations.counts(eventIds);
       return eventIds.map((id) => counts.get(id) ?? 0);

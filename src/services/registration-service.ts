@@ -37,6 +37,10 @@ export class RegistrationService {
     return this.stores.registrations.findManyWithRegistrant(ids);
   }
 
+  eventIdsOfMany(userIds: readonly number[]): Promise<Map<number, number[]>> {
+    return this.stores.registrations.eventIdsOfMany(userIds);
+  }
+
   eventIdsOf(userId: number): Promise<number[]> {
     return this.stores.registrations.eventIdsOf(userId);
   }

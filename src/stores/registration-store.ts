@@ -51,6 +51,16 @@ export class RegistrationStore {
     return found;
   }
 
+  /** Ids of the events each user is registered for, in a few statements for any number of users. */
+  async eventIdsOfMany(userIds: readonly number[]): Promise<Map<number, number[]>> {
+    const byUser = new Map<number, number[]>(userIds.map((id) => [id, []]));
+    for (const part of chunks(userIds)) {
+      const rows = await this.db('registrations').whereIn('user_id', part).select('user_id', 'event_id');
+      for (const r of rows) byUser.get(Number(r.user_id))?.push(Number(r.event_id));
+    }
+    return byUser;
+  }
+
   /** Ids of the events the user is registered for. */
   async eventIdsOf(userId: number): Promise<number[]> {
     return (await this.db('registrations').where({ user_id: userId }).pluck('event_id')).map(Number);
