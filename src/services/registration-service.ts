@@ -41,10 +41,6 @@ export class RegistrationService {
     return this.stores.registrations.eventIdsOfMany(userIds);
   }
 
-  eventIdsOf(userId: number): Promise<number[]> {
-    return this.stores.registrations.eventIdsOf(userId);
-  }
-
   counts(eventIds: readonly number[]): Promise<Map<number, number>> {
     return this.stores.registrations.counts(eventIds);
   }

@@ -61,11 +61,6 @@ export class RegistrationStore {
     return byUser;
   }
 
-  /** Ids of the events the user is registered for. */
-  async eventIdsOf(userId: number): Promise<number[]> {
-    return (await this.db('registrations').where({ user_id: userId }).pluck('event_id')).map(Number);
-  }
-
   private withRegistrant() {
     return this.db('registrations as r')
       .join('users as u', 'u.id', 'r.user_id')

@@ -94,6 +94,24 @@ describe('a viewer that may see little', () => {
     expect(mine.nodes).toHaveLength(1000);
   });
 
+  test('hasNextPage says whether the log goes on, not whether more matching changes exist', async () => {
+    const h = await head();
+    await t.server.stores.events.update(t.fx.publicEvent.id, {
+      slug: t.fx.publicEvent.slug,
+      name: 'Public Meetup, renamed',
+    });
+    await t.server.stores.events.update(t.fx.privateEvent.id, {
+      slug: t.fx.privateEvent.slug,
+      name: 'Private Retreat, renamed',
+    });
+    // The outsider sees the public rename; what follows it is another event's, and hidden from it.
+    const page = await feed('otherApp', { after: h, first: 1, event: t.fx.publicEvent.slug });
+    expect(page.nodes.map((n) => n.type)).toEqual(['EVENT_UPDATED']);
+    expect(page.pageInfo.hasNextPage).toBe(true);
+    const rest = await feed('otherApp', { after: page.pageInfo.endCursor, first: 1, event: t.fx.publicEvent.slug });
+    expect(rest).toMatchObject({ nodes: [], pageInfo: { endCursor: await head(), hasNextPage: false } });
+  });
+
   test('what an outsider gets for a private event’s slug is what it gets for a slug no event has', async () => {
     await addRegistrants(t.server, t.fx.privateEvent.id, WINDOW + 100, { prefix: 'more', name: 'More' });
     const end = await head();

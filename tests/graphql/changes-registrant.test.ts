@@ -1,5 +1,6 @@
 import { changeFeed } from '../helpers/changes.js';
-import { useSeededServer } from '../helpers/fixtures.js';
+import { addRegistrants, useSeededServer } from '../helpers/fixtures.js';
+import { forgetCachedAnswers, sqlDuring } from '../helpers/sql.js';
 
 // A change's registrant is shown as the registrations show them now: an organizer who saw an address while
 // someone was registered does not learn the one they take after leaving.
@@ -20,4 +21,16 @@ test('after a registrant leaves, their new email is not shown on their old chang
   expect(after.nodes.map((n) => n.type)).toEqual(['REGISTRATION_CREATED', 'REGISTRATION_DELETED']);
   expect(after.text).not.toContain('new-secret@example.com');
   expect(after.nodes.map((n) => n.registrant?.email ?? null)).toEqual([null, null]);
+});
+
+test('a page of registration changes reads the registrants’ registrations in one statement, not one per change', async () => {
+  const h = await head();
+  await addRegistrants(t.server, t.fx.publicEvent.id, 60, { prefix: 'batch', name: 'Batch' });
+  await forgetCachedAnswers(t.server.db);
+  const { result, sql } = await sqlDuring(t.server.db, () => feed('organizerUser', { after: h, first: 100 }));
+  expect(result.nodes).toHaveLength(60);
+  expect(result.nodes.every((n) => n.registrant?.email?.startsWith('batch'))).toBe(true);
+  const registrationsOfUsers = sql.filter((s) => /from [`"]registrations[`"] where [`"]user_id[`"] (in|=)/i.test(s));
+  expect(registrationsOfUsers).toHaveLength(1);
+  expect(sql.length).toBeLessThan(20);
 });

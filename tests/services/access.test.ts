@@ -52,7 +52,7 @@ const accessOf = (viewer: Viewer) =>
   createAccess(viewer, {
     eventById: async (id) => (await services.events.findByIds([id]))[0] ?? null,
     organizerIds: async (id) => (await services.events.organizerIds([id])).get(id) ?? [],
-    registeredEventIds: (id) => services.registrations.eventIdsOf(id),
+    registeredEventIds: async (id) => (await services.registrations.eventIdsOfMany([id])).get(id) ?? [],
   });
 
 test('the visible-events query shows exactly the events the rule lets each viewer see', async () => {
