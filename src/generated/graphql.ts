@@ -65,9 +65,12 @@ export type ChangeEdge = {
 /** Where a page of changes ends. */
 export type ChangePageInfo = {
   __typename?: 'ChangePageInfo';
-  /** Store this and ask again from it: after the last change examined, or where an empty page started. */
+  /**
+   * Store this and ask again from it: the last change returned when the page is full, else the end of the
+   * positions the page read (2,000 at most, changes you may not see included), at most the head.
+   */
   endCursor: Scalars['String']['output'];
-  /** Whether more changes follow (ones you may not see included). */
+  /** Whether the log goes on past `endCursor` now (changes you may not see included). */
   hasNextPage: Scalars['Boolean']['output'];
 };
 

@@ -20,7 +20,7 @@ export const WINDOW = 2000;
 
 export interface FeedPage {
   changes: ChangeRow[];
-  /** The position of the last change examined (returned or not); at the end of what matches, the head. */
+  /** The last change returned when the page is full, else the end of the window read (at most the head). */
   endPosition: number;
   hasNextPage: boolean;
 }
