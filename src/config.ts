@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { config as loadDotenv } from 'dotenv';
 import { pino } from 'pino';
+import { parseAllowHosts } from './lib/addresses.js';
 
 /** Every setting the service reads, resolved once from the environment. */
 export interface Config {
@@ -43,6 +44,18 @@ export interface Config {
   changesRetentionDays: number;
   /** MAX_APPS_PER_USER: the most client apps one user may own (account pages and CLI alike). */
   maxAppsPerUser: number;
+  /** WEBHOOK_RETRY_SCHEDULE: the delays, in milliseconds, before each retry of a failed delivery. */
+  webhookRetrySchedule: number[];
+  /** WEBHOOK_DISABLE_AFTER: milliseconds of nothing but failures after which a webhook is disabled. */
+  webhookDisableAfterMs: number;
+  /** WEBHOOK_ALLOW_HOSTS: hosts a webhook may reach in production although they resolve to internal addresses. */
+  webhookAllowHosts: ReadonlySet<string>;
+  /** MAX_WEBHOOKS_PER_APP: the most webhooks one app may have. */
+  maxWebhooksPerApp: number;
+  /** WEBHOOK_CONCURRENCY: delivery attempts one instance makes at once, over every webhook. */
+  webhookConcurrency: number;
+  /** WEBHOOK_SECRETS_KEY: the key webhook secrets are sealed with; unset, one generated and kept in the database. */
+  webhookSecretsKey: Buffer | undefined;
 }
 
 export type TrustProxy = false | number | string[];
@@ -216,6 +229,44 @@ function nodeEnvironment(raw: string | undefined): string {
   return raw;
 }
 
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** The longest single duration: setTimeout's ceiling is far above it, and a year of retries is plenty. */
+const MAX_DURATION_MS = 365 * 86_400_000;
+
+/** `5s`, `30m`, `2h`, `5d`: a whole number and one unit, to milliseconds. */
+function duration(name: string, raw: string): number {
+  const match = /^(\d{1,6})([smhd])$/.exec(raw.trim());
+  const ms = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : NaN;
+  if (!(ms > 0 && ms <= MAX_DURATION_MS)) {
+    throw new ConfigError(`${name} takes durations like 5s, 30m, 2h or 5d (at most 365d), got ${shown(raw)}`);
+  }
+  return ms;
+}
+
+function durations(name: string, raw: string | undefined, fallback: string): number[] {
+  const parts = (raw === undefined || raw.trim() === '' ? fallback : raw).split(',');
+  if (parts.length > 50) throw new ConfigError(`${name} takes at most 50 durations, got ${parts.length}`);
+  return parts.map((part) => duration(name, part));
+}
+
+/** A 32-byte key as base64 or base64url (`openssl rand -base64 32`). */
+function secretsKey(raw: string | undefined): Buffer | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const key = Buffer.from(raw.trim(), 'base64');
+  if (key.length !== 32 || !/^[A-Za-z0-9+/_-]{43}=?$/.test(raw.trim())) {
+    throw new ConfigError('WEBHOOK_SECRETS_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+  }
+  return key;
+}
+
+function allowHosts(raw: string | undefined): ReadonlySet<string> {
+  try {
+    return parseAllowHosts(raw);
+  } catch (err) {
+    throw new ConfigError(`WEBHOOK_ALLOW_HOSTS: ${(err as Error).message}`);
+  }
+}
+
 /** Reads the environment (and `.env` when present); pure apart from that. Every value is checked here. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = true): Config {
   if (readDotenv) loadDotenv({ quiet: true, processEnv: env });
@@ -260,5 +311,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     responseCacheMb: integer('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB, 32, 0, 4096, ' of megabytes'),
     maxAppsPerUser: integer('MAX_APPS_PER_USER', env.MAX_APPS_PER_USER, 25, 1, 100_000),
     changesRetentionDays: integer('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30, 1, 3650, ' of days'),
+    webhookRetrySchedule: durations('WEBHOOK_RETRY_SCHEDULE', env.WEBHOOK_RETRY_SCHEDULE, '5s,5m,30m,2h,5h,10h,10h'),
+    webhookDisableAfterMs: duration('WEBHOOK_DISABLE_AFTER', env.WEBHOOK_DISABLE_AFTER || '5d'),
+    webhookAllowHosts: allowHosts(env.WEBHOOK_ALLOW_HOSTS),
+    maxWebhooksPerApp: integer('MAX_WEBHOOKS_PER_APP', env.MAX_WEBHOOKS_PER_APP, 10, 1, 1000),
+    webhookConcurrency: integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16, 1, 1000),
+    webhookSecretsKey: secretsKey(env.WEBHOOK_SECRETS_KEY),
   };
 }

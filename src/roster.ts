@@ -28,6 +28,9 @@ import { errorHandler } from './http/error-handler.js';
 import { PAGE_PATHS } from './http/route-format.js';
 import { PATHS } from './http/paths.js';
 import { healthRouter } from './http/health.js';
+import { startDeliveryWorker } from './webhooks/delivery-worker.js';
+import { sendWebhook } from './webhooks/send-webhook.js';
+import { validateWebhookUrl } from './webhooks/webhook-url.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -46,6 +49,7 @@ export interface Roster {
   logger: Logger;
   /** The Prometheus registry behind /metrics, for the METRICS_PORT listener. */
   metricsRegistry: Registry;
+  nudgeWebhooks(): void;
   /** From now on /readyz answers 503: the process is shutting down. */
   notReady(): void;
   close(): Promise<void>;
@@ -57,11 +61,24 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   // Written asynchronously (lines written meanwhile go out together), flushed by pino when the process exits.
   const logger = deps.logger ?? pino({ level: config.logLevel }, pino.destination({ sync: false }));
   const stores = createStores(db);
-  const metrics = createMetrics(() => stores.health.pool());
+  const metrics = createMetrics(
+    () => stores.health.pool(),
+    () => services.deliveries.backlog(),
+  );
+  // Where webhooks may be sent: checked when one is created and again at every attempt.
+  const addressPolicy = { production: config.production, allowHosts: config.webhookAllowHosts };
   const services = createServices(stores, config, {
     resetLink: resetLinkFor(config.baseUrl),
     onReject: (reason) => metrics.rejections.inc({ reason }),
     onMailError: (err) => logger.error({ err }, 'password reset mail not sent'),
+    validateWebhookUrl: (url) => validateWebhookUrl(url, addressPolicy),
+  });
+  const webhookWorker = startDeliveryWorker({
+    deliveries: services.deliveries,
+    send: (request) => sendWebhook(request, addressPolicy),
+    concurrency: config.webhookConcurrency,
+    logger,
+    onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
   });
   const { signIn, resets, limiter } = services;
   const identity = await createLiveIdentity({ config, stores }, (err, requestId) =>
@@ -120,7 +137,10 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
       stores.accountSessions.deleteExpired(),
       stores.passwordResets.deleteExpired(Date.now()),
       services.changes.prune(),
-    ]).catch((err: unknown) => logger.warn({ err }, 'expired OIDC rows, sessions, reset links or changes not swept'));
+      services.deliveries.prune(Date.now() - config.changesRetentionDays * 86_400_000),
+    ]).catch((err: unknown) =>
+      logger.warn({ err }, 'expired OIDC rows, sessions, reset links, changes or deliveries not swept'),
+    );
   }, SWEEP_INTERVAL_MS).unref();
 
   // A key added by `roster keys rotate` (any instance, any time) is published here within the interval.
@@ -143,7 +163,13 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     notReady() {
       shuttingDown = true;
     },
+    /** Looks for due webhook deliveries now rather than at the next poll. */
+    nudgeWebhooks() {
+      webhookWorker.nudge();
+    },
     async close() {
+      // First: attempts under way finish (or are released) while the database is still open.
+      await webhookWorker.stop();
       clearInterval(sweeper);
       clearInterval(keyWatcher);
       await graphql.stop();

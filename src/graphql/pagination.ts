@@ -1,4 +1,4 @@
-import { isRowId } from '../lib/ids.js';
+import { CHANGE_CURSOR_PREFIX, encodeChangeCursor, isRowId } from '../lib/ids.js';
 import { BadUserInputError } from './errors.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -66,12 +66,7 @@ export function pageRequest(args: PageArgs, connection: string, kind: CursorKind
   };
 }
 
-const CHANGE = 'chg:';
-
-/** A change cursor: a position in the change log, 0 (before the first change) included. */
-export function encodeChangeCursor(position: number): string {
-  return Buffer.from(`${CHANGE}${position}`).toString('base64url');
-}
+export { encodeChangeCursor };
 
 /** The refusal of a change cursor this API did not give out. */
 export const notGivenOut = (argument: string) =>
@@ -79,7 +74,7 @@ export const notGivenOut = (argument: string) =>
 
 export function decodeChangeCursor(cursor: string, argument = 'after'): number {
   const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
-  const position = text.startsWith(CHANGE) ? Number(text.slice(CHANGE.length)) : NaN;
+  const position = text.startsWith(CHANGE_CURSOR_PREFIX) ? Number(text.slice(CHANGE_CURSOR_PREFIX.length)) : NaN;
   if (!Number.isSafeInteger(position) || position < 0 || encodeChangeCursor(position) !== cursor) {
     throw notGivenOut(argument);
   }

@@ -30,3 +30,11 @@ export function parseGlobalId(id: string): { type: string; id: number } | undefi
   // Only the one spelling `globalId` writes: no padding or leading-zero variants of the same id.
   return globalId(parsed.type, parsed.id) === id ? parsed : undefined;
 }
+
+/** What a change cursor encodes before the position. */
+export const CHANGE_CURSOR_PREFIX = 'chg:';
+
+/** A change cursor (the feed's, a webhook payload's): a position in the change log, 0 (before the first change) included. */
+export function encodeChangeCursor(position: number): string {
+  return Buffer.from(`${CHANGE_CURSOR_PREFIX}${position}`).toString('base64url');
+}

@@ -19,7 +19,10 @@ export function boundedLabel(max: number, always: readonly string[] = []): (valu
 }
 
 /** Prometheus metrics of one app instance (its own registry, so tests can run several). */
-export function createMetrics(poolStats: () => PoolStats | undefined = () => undefined) {
+export function createMetrics(
+  poolStats: () => PoolStats | undefined = () => undefined,
+  webhookBacklog?: () => Promise<{ pending: number; oldestAgeMs: number }>,
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'roster_' });
   const requests = new Counter({
@@ -54,9 +57,42 @@ export function createMetrics(poolStats: () => PoolStats | undefined = () => und
       this.set({ state: 'pending' }, pool.pending);
     },
   });
+  const webhookDeliveries = new Counter({
+    name: 'roster_webhook_deliveries_total',
+    help: 'Webhook delivery attempts made by this instance by outcome: delivered, retried (failed, to be tried again), failed (the schedule ran out), skipped (not sent: the app may not see the change)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  // Read from the database at scrape time (once for both gauges): every instance reports the one shared queue.
+  // A database that does not answer leaves the gauges as they were rather than failing the whole scrape.
+  let reading: Promise<{ pending: number; oldestAgeMs: number } | undefined> | undefined;
+  const readBacklog = () => {
+    reading ??= webhookBacklog!()
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => (reading = undefined), 1000).unref());
+    return reading;
+  };
+  new Gauge({
+    name: 'roster_webhook_pending_deliveries',
+    help: 'Webhook deliveries waiting to be sent (every instance), of enabled webhooks',
+    registers: [registry],
+    async collect() {
+      const backlog = webhookBacklog && (await readBacklog());
+      if (backlog) this.set(backlog.pending);
+    },
+  });
+  new Gauge({
+    name: 'roster_webhook_oldest_pending_seconds',
+    help: 'How long the oldest webhook delivery still waiting to be sent has waited, in seconds (0: none)',
+    registers: [registry],
+    async collect() {
+      const backlog = webhookBacklog && (await readBacklog());
+      if (backlog) this.set(backlog.oldestAgeMs / 1000);
+    },
+  });
   // '' is a request that ran no operation; 'anonymous' an operation without a name.
   const operationLabel = boundedLabel(MAX_OPERATION_LABELS, ['', 'anonymous']);
-  return { registry, requests, duration, rejections, operationLabel };
+  return { registry, requests, duration, rejections, operationLabel, webhookDeliveries };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -66,7 +66,7 @@ export class ChangeFeed {
 }
 
 /** May the viewer see this change now: the event (as it was, once deleted), and for registrations, read them. */
-async function visible(access: Access, change: ChangeRow): Promise<boolean> {
+export async function visible(access: Access, change: ChangeRow): Promise<boolean> {
   switch (change.type) {
     case 'event.deleted':
       return change.deleted !== null && access.sawDeleted(change.deleted);

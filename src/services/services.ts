@@ -16,6 +16,9 @@ import { RegistrationService } from './registration-service.js';
 import { createResetThrottle } from './reset-throttle.js';
 import { SignIn } from './sign-in.js';
 import { UserService } from './user-service.js';
+import { WebhookDelivery } from './webhook-delivery.js';
+import { WebhookService } from './webhook-service.js';
+import { randomBytes } from 'node:crypto';
 
 /** The domain's rules, one service per domain: what routers, the CLI and resolvers call. */
 export interface Services {
@@ -26,6 +29,10 @@ export interface Services {
   grants: GrantService;
   /** The change log as a feed, under the usual permissions. */
   changes: ChangeFeed;
+  /** An app's webhooks, as owners and operators manage them. */
+  webhooks: WebhookService;
+  /** The webhook delivery queue, as a delivery worker takes from it. */
+  deliveries: WebhookDelivery;
   importer: NdjsonImporter;
   exporter: NdjsonExporter;
   signIn: SignIn;
@@ -49,6 +56,10 @@ export type ServiceConfig = Pick<
   | 'smtpUrl'
   | 'mailFrom'
   | 'serviceName'
+  | 'maxWebhooksPerApp'
+  | 'webhookRetrySchedule'
+  | 'webhookDisableAfterMs'
+  | 'webhookSecretsKey'
 >;
 
 /** Which limit refused a request: the metrics count refusals by it. */
@@ -63,6 +74,21 @@ export interface ServiceHooks {
   onReject?(reason: RejectReason): void;
   /** A reset mail could not be sent: it is sent after the answer, so nobody else hears of it. */
   onMailError?(err: unknown): void;
+  /** A webhook URL as it may be kept, or an InvalidInput (its form and, in production, its addresses). */
+  validateWebhookUrl?(url: string): Promise<string>;
+}
+
+const noWebhookUrls = (): Promise<string> => {
+  throw new Error('this process checks no webhook URLs');
+};
+
+/** WEBHOOK_SECRETS_KEY, or the key generated on first use and kept with the other service secrets. */
+function webhookKey(stores: Stores, configured: Buffer | undefined): () => Promise<Buffer> {
+  let key: Promise<Buffer> | undefined = configured && Promise.resolve(configured);
+  return () =>
+    (key ??= stores.secrets
+      .getOrCreate('webhook_secrets_key', () => randomBytes(32).toString('base64'))
+      .then((value) => Buffer.from(value, 'base64')));
 }
 
 const noResetLinks = (): string => {
@@ -82,6 +108,7 @@ export function createServices(
   const users = new UserService(stores);
   const apps = new AppService(stores, config);
   let limiter: RateLimiter | undefined;
+  const secretsKey = webhookKey(stores, config.webhookSecretsKey);
   return {
     users,
     events: new EventService(stores, users),
@@ -89,6 +116,15 @@ export function createServices(
     apps,
     grants: new GrantService(stores, users, apps),
     changes: new ChangeFeed(stores, config.changesRetentionDays),
+    webhooks: new WebhookService(stores, config, {
+      validateUrl: hooks.validateWebhookUrl ?? noWebhookUrls,
+      secretsKey,
+    }),
+    deliveries: new WebhookDelivery(
+      stores,
+      { retrySchedule: config.webhookRetrySchedule, disableAfterMs: config.webhookDisableAfterMs },
+      secretsKey,
+    ),
     importer: new NdjsonImporter(stores),
     exporter: new NdjsonExporter(stores),
     signIn: new SignIn(stores, createLoginThrottle(stores, reject('login_throttle'))),

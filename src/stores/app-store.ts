@@ -141,6 +141,16 @@ export class AppStore {
     return (await this.db('client_apps').where({ owner_id: ownerId }).orderBy('id')).map(toClientApp);
   }
 
+  /** The app by its row id, unless it is suspended (its owner not active). */
+  async findActive(appId: number): Promise<ClientAppRow | undefined> {
+    const row = await this.db('client_apps')
+      .join('users', 'users.id', 'client_apps.owner_id')
+      .where('client_apps.id', appId)
+      .andWhere('users.activation_state', ACTIVE)
+      .first('client_apps.*');
+    return row ? toClientApp(row) : undefined;
+  }
+
   /** The app only if `ownerId` owns it: account pages never touch another user's app. */
   async findOwned(ownerId: number, appId: number): Promise<ClientAppRow | undefined> {
     const row = await this.db('client_apps').where({ id: appId, owner_id: ownerId }).first();

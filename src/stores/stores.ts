@@ -12,6 +12,8 @@ import { PasswordResetStore } from './password-reset-store.js';
 import { RegistrationStore } from './registration-store.js';
 import { SecretStore } from './secret-store.js';
 import { UserStore } from './user-store.js';
+import { WebhookStore } from './webhook-store.js';
+import { DeliveryStore } from './delivery-store.js';
 
 export interface Stores {
   users: UserStore;
@@ -24,6 +26,8 @@ export interface Stores {
   epochs: EpochStore;
   changes: ChangeStore;
   passwordResets: PasswordResetStore;
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
   health: HealthStore;
   /** A counter of the rate_limits table, shared by every instance (see counter-store.ts). */
   counter(keyPrefix: string, limits: CounterLimits): Counter;
@@ -45,6 +49,8 @@ export function createStores(db: Db): Stores {
     epochs: new EpochStore(db),
     changes: new ChangeStore(db),
     passwordResets: new PasswordResetStore(db),
+    webhooks: new WebhookStore(db),
+    deliveries: new DeliveryStore(db),
     health: new HealthStore(db),
     counter: (keyPrefix, limits) => createCounter(db, keyPrefix, limits),
     transaction: (fn) => db.transaction((trx) => fn(createStores(trx))),

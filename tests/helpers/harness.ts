@@ -12,12 +12,16 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createDb, migrate, type Db } from '../../src/stores/database.js';
 import { createHttpServer } from '../../src/http/http-server.js';
 import type { Stores } from '../../src/stores/stores.js';
+import type { Services } from '../../src/services/services.js';
 
 export interface TestServer {
   url: string;
   config: Config;
   db: Db;
   stores: Stores;
+  services: Services;
+  /** Looks for due webhook deliveries now, not at the next poll. */
+  nudgeWebhooks(): void;
   provider: Provider;
   /** The Express application and its node:http server, for tests about those themselves. */
   express: Express;
@@ -70,6 +74,8 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: { logger
     config,
     db,
     stores: roster.stores,
+    services: roster.services,
+    nudgeWebhooks: () => roster.nudgeWebhooks(),
     provider: roster.provider,
     express: roster.express,
     http: server,

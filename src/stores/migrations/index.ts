@@ -9,6 +9,7 @@ import * as dataEpoch from './20261123010000_data_epoch.js';
 import * as appEditsKeepAnswers from './20261125000000_app_edits_keep_answers.js';
 import * as eventLocation from './20261126000000_event_location.js';
 import * as changeLog from './20261126010000_change_log.js';
+import * as webhooks from './20261127000000_webhooks.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '20261125000000_app_edits_keep_answers': appEditsKeepAnswers,
   '20261126000000_event_location': eventLocation,
   '20261126010000_change_log': changeLog,
+  '20261127000000_webhooks': webhooks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
