@@ -2,6 +2,8 @@ import { isIP } from 'node:net';
 import { config as loadDotenv } from 'dotenv';
 import { pino } from 'pino';
 import { parseAllowHosts } from './lib/addresses.js';
+import { parseDurations } from './lib/durations.js';
+import { parseKey } from './lib/sealed-secret.js';
 
 /** Every setting the service reads, resolved once from the environment. */
 export interface Config {
@@ -229,33 +231,16 @@ function nodeEnvironment(raw: string | undefined): string {
   return raw;
 }
 
-const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-/** The longest single duration: setTimeout's ceiling is far above it, and a year of retries is plenty. */
-const MAX_DURATION_MS = 365 * 86_400_000;
-
-/** `5s`, `30m`, `2h`, `5d`: a whole number and one unit, to milliseconds. */
-function duration(name: string, raw: string): number {
-  const match = /^(\d{1,6})([smhd])$/.exec(raw.trim());
-  const ms = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : NaN;
-  if (!(ms > 0 && ms <= MAX_DURATION_MS)) {
-    throw new ConfigError(`${name} takes durations like 5s, 30m, 2h or 5d (at most 365d), got ${shown(raw)}`);
-  }
-  return ms;
+function durations(name: string, raw: string | undefined, fallback: string, one = false): number[] {
+  const parsed = parseDurations(raw === undefined || raw.trim() === '' ? fallback : raw);
+  const wrong = typeof parsed === 'string' ? parsed : one && parsed.length > 1 ? 'takes one duration' : undefined;
+  if (wrong) throw new ConfigError(`${name} ${wrong}, got ${shown(raw ?? '')}`);
+  return parsed as number[];
 }
 
-function durations(name: string, raw: string | undefined, fallback: string): number[] {
-  const parts = (raw === undefined || raw.trim() === '' ? fallback : raw).split(',');
-  if (parts.length > 50) throw new ConfigError(`${name} takes at most 50 durations, got ${parts.length}`);
-  return parts.map((part) => duration(name, part));
-}
-
-/** A 32-byte key as base64 or base64url (`openssl rand -base64 32`). */
 function secretsKey(raw: string | undefined): Buffer | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  const key = Buffer.from(raw.trim(), 'base64');
-  if (key.length !== 32 || !/^[A-Za-z0-9+/_-]{43}=?$/.test(raw.trim())) {
-    throw new ConfigError('WEBHOOK_SECRETS_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
-  }
+  const key = raw ? parseKey(raw) : undefined;
+  if (raw && !key) throw new ConfigError('WEBHOOK_SECRETS_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
   return key;
 }
 
@@ -294,14 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     // Under the 2-minute key activation delay, so every instance publishes a new key before it signs.
     keysReloadInterval: integer('KEYS_RELOAD_INTERVAL', env.KEYS_RELOAD_INTERVAL, 30, 1, 60, ' of seconds'),
     // setTimeout's ceiling (about 24.8 days): a longer delay would fire at once.
-    requestTimeoutMs: integer(
-      'REQUEST_TIMEOUT_MS',
-      env.REQUEST_TIMEOUT_MS,
-      10_000,
-      1,
-      2_147_483_647,
-      ' of milliseconds',
-    ),
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 10_000, 1, 2 ** 31 - 1, ' of milliseconds'),
     shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', env.SHUTDOWN_DELAY_MS, 3000, 0, 600_000, ' of milliseconds'),
     metricsPort: metricsPort(env.METRICS_PORT, port),
     smtpUrl: smtpUrl(env.SMTP_URL),
@@ -312,7 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     maxAppsPerUser: integer('MAX_APPS_PER_USER', env.MAX_APPS_PER_USER, 25, 1, 100_000),
     changesRetentionDays: integer('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30, 1, 3650, ' of days'),
     webhookRetrySchedule: durations('WEBHOOK_RETRY_SCHEDULE', env.WEBHOOK_RETRY_SCHEDULE, '5s,5m,30m,2h,5h,10h,10h'),
-    webhookDisableAfterMs: duration('WEBHOOK_DISABLE_AFTER', env.WEBHOOK_DISABLE_AFTER || '5d'),
+    webhookDisableAfterMs: durations('WEBHOOK_DISABLE_AFTER', env.WEBHOOK_DISABLE_AFTER, '5d', true)[0]!,
     webhookAllowHosts: allowHosts(env.WEBHOOK_ALLOW_HOSTS),
     maxWebhooksPerApp: integer('MAX_WEBHOOKS_PER_APP', env.MAX_WEBHOOKS_PER_APP, 10, 1, 1000),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16, 1, 1000),

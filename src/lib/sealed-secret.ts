@@ -7,6 +7,14 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 
+/** A key as a setting gives it: 32 bytes in base64 or base64url (`openssl rand -base64 32`); undefined if not. */
+export function parseKey(text: string): Buffer | undefined {
+  const trimmed = text.trim();
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) return undefined;
+  const key = Buffer.from(trimmed, 'base64');
+  return key.length === KEY_BYTES ? key : undefined;
+}
+
 /** A sealed value that does not open: malformed, altered, or sealed under another key. */
 export class SealedSecretError extends Error {}
 

@@ -75,7 +75,7 @@ export interface ServiceHooks {
   /** A reset mail could not be sent: it is sent after the answer, so nobody else hears of it. */
   onMailError?(err: unknown): void;
   /** A webhook URL as it may be kept, or an InvalidInput (its form and, in production, its addresses). */
-  validateWebhookUrl?(url: string): Promise<string>;
+  validateWebhookUrl?: (url: string) => Promise<string>;
 }
 
 const noWebhookUrls = (): Promise<string> => {

@@ -6,7 +6,7 @@ import { until } from '../helpers/wait.js';
 // Webhooks end to end: a change committed, a real receiver, the signature verified as a receiver would.
 const t = useSeededServer({ WEBHOOK_RETRY_SCHEDULE: '1s,1s' });
 let receiver: Receiver;
-let status = 204;
+const status = 204;
 beforeAll(async () => {
   receiver = await startReceiver((_req, res) => res.writeHead(status).end());
 });
