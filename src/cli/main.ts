@@ -14,6 +14,7 @@ import { CliError, createRuntime, type CliIo } from './runtime.js';
 import { registerSeed } from './seed.js';
 import { registerToken } from './token.js';
 import { registerUser } from './user.js';
+import { registerWebhook } from './webhook.js';
 import { terminalText } from './table.js';
 import { printable } from '../lib/text.js';
 
@@ -47,6 +48,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   registerEvent(program, runtime);
   registerRegistration(program, runtime);
   registerApp(program, runtime);
+  registerWebhook(program, runtime);
   registerToken(program, runtime, io);
   registerKeys(program, runtime);
   registerImport(program, runtime, io);

@@ -6,6 +6,7 @@ import { createServices, type Services } from '../services/services.js';
 import { resetLinkFor } from '../http/reset-link.js';
 import { createStores, type Stores } from '../stores/stores.js';
 import { jsonText, terminalText } from './table.js';
+import { validateWebhookUrl } from '../webhooks/webhook-url.js';
 
 export interface CliIo {
   stdout: Writable;
@@ -59,7 +60,11 @@ export function createRuntime(io: CliIo) {
         config,
         db,
         stores,
-        services: createServices(stores, config, { resetLink: resetLinkFor(config.baseUrl) }),
+        services: createServices(stores, config, {
+          resetLink: resetLinkFor(config.baseUrl),
+          validateWebhookUrl: (url) =>
+            validateWebhookUrl(url, { production: config.production, allowHosts: config.webhookAllowHosts }),
+        }),
       });
       if (!out) return;
       // Values in the output may be anyone's (an app's name): never a raw control character on a terminal.

@@ -35,13 +35,8 @@ export interface NewWebhookInput {
   event?: string;
 }
 
-/** A webhook as listed: never its secret. */
-export type WebhookView = Omit<WebhookRow, 'secretSealed'> & { lastDelivery: DeliveryRow | null };
-
-const view = ({ secretSealed: _secret, ...w }: WebhookRow, last: DeliveryRow | null = null): WebhookView => ({
-  ...w,
-  lastDelivery: last,
-});
+/** A webhook as listed, with its app's client id: never its secret. */
+export type WebhookView = Omit<WebhookRow, 'secretSealed'> & { clientId: string; lastDelivery: DeliveryRow | null };
 
 /** `registration.created` and every other webhook type, checked; an empty list is every type. */
 export function changeTypes(list: readonly string[]): ChangeType[] | null {
@@ -77,7 +72,7 @@ export class WebhookService {
     if (!created) {
       throw new Conflict(`an app may have at most ${this.rules.maxWebhooksPerApp} webhooks; delete one first`);
     }
-    return { webhook: view(created), secret };
+    return { webhook: (await this.views([created]))[0]!, secret };
   }
 
   /** The event's slug, if the app may see the event now: a filter on an unseen event would only stay silent. */
@@ -94,9 +89,19 @@ export class WebhookService {
 
   /** Every webhook of an app, or of every app, with its last delivery. */
   async list(appId?: number): Promise<WebhookView[]> {
-    const rows = await this.stores.webhooks.list(appId);
-    const last = await this.stores.webhooks.lastDeliveries(rows.map((w) => w.id));
-    return rows.map((w) => view(w, last.get(w.id) ?? null));
+    return this.views(await this.stores.webhooks.list(appId));
+  }
+
+  private async views(rows: WebhookRow[]): Promise<WebhookView[]> {
+    const [last, clientIds] = await Promise.all([
+      this.stores.webhooks.lastDeliveries(rows.map((w) => w.id)),
+      this.stores.apps.clientIds(rows.map((w) => w.appId)),
+    ]);
+    return rows.map(({ secretSealed: _secret, ...w }) => ({
+      ...w,
+      clientId: clientIds.get(w.appId) ?? '',
+      lastDelivery: last.get(w.id) ?? null,
+    }));
   }
 
   /** The webhook of this id; with `ownerId`, only if one of that user's apps has it (the same NotFound otherwise). */
@@ -107,8 +112,7 @@ export class WebhookService {
         : await this.stores.webhooks.findOwned(ownerId, id)
       : undefined;
     if (!row) throw new NotFound(`no webhook ${id}`);
-    const last = await this.stores.webhooks.lastDeliveries([row.id]);
-    return view(row, last.get(row.id) ?? null);
+    return (await this.views([row]))[0]!;
   }
 
   async delete(id: number, ownerId?: number): Promise<void> {

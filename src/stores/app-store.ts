@@ -141,6 +141,15 @@ export class AppStore {
     return (await this.db('client_apps').where({ owner_id: ownerId }).orderBy('id')).map(toClientApp);
   }
 
+  /** The client ids of apps by their row ids. */
+  async clientIds(appIds: readonly number[]): Promise<Map<number, string>> {
+    if (appIds.length === 0) return new Map();
+    const rows: { id: number; client_id: string }[] = await this.db('client_apps')
+      .whereIn('id', [...new Set(appIds)])
+      .select('id', 'client_id');
+    return new Map(rows.map((r) => [Number(r.id), String(r.client_id)]));
+  }
+
   /** The app by its row id, unless it is suspended (its owner not active). */
   async findActive(appId: number): Promise<ClientAppRow | undefined> {
     const row = await this.db('client_apps')
