@@ -34,6 +34,8 @@ const NOT_SETTINGS = [
   'BENCH_ROUNDS',
   'CLIENT_ID',
   'CLIENT_SECRET',
+  'DELIVERY_ID',
+  'ROSTER_WEBHOOK_SECRET',
 ];
 /** The error codes the API answers with (`extensions.code`): named in the pages, never settings. */
 const ERROR_CODES = [
