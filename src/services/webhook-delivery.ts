@@ -61,8 +61,13 @@ export class WebhookDelivery {
     private readonly secretsKey: () => Promise<Buffer>,
   ) {}
 
-  claim(limit: number, perWebhook: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return this.stores.deliveries.claimDue(limit, perWebhook, leaseMs);
+  claim(
+    limit: number,
+    perWebhook: number,
+    leaseMs: number,
+    busy?: ReadonlyMap<number, number>,
+  ): Promise<ClaimedDelivery[]> {
+    return this.stores.deliveries.claimDue(limit, perWebhook, leaseMs, busy);
   }
 
   release(claims: readonly ClaimedDelivery[]): Promise<void> {

@@ -14,6 +14,58 @@ import {
   type Raw,
 } from './webhook-store.js';
 
+/** A due delivery not held by a lease. */
+interface Candidate {
+  id: number;
+  webhookId: number;
+}
+
+/**
+ * The first `perWebhook` due deliveries of each enabled webhook, soonest first, at most `max`, locked on
+ * PostgreSQL (rows another instance is locking are skipped). Each webhook's are read from its own index
+ * range, so the work grows with the number of webhooks, not with their backlogs.
+ */
+async function dueCandidates(
+  trx: Knex.Transaction,
+  perWebhook: number,
+  max: number,
+  now: number,
+): Promise<Candidate[]> {
+  const free = `q.state = 'pending' AND q.next_attempt_at <= ? AND (q.lease_until IS NULL OR q.lease_until < ?)`;
+  const toCandidate = (r: Raw): Candidate => ({ id: Number(r.id), webhookId: Number(r.webhook_id) });
+  if (isSqlite(trx)) {
+    // One process, one writer: no locking, and a lookup per webhook is a few microseconds.
+    const webhooks: Raw[] = await trx('webhooks').where({ enabled: true }).select('id');
+    const found: Raw[] = [];
+    for (const w of webhooks) {
+      found.push(
+        ...((await trx.raw(
+          `SELECT q.id, q.webhook_id, q.next_attempt_at FROM webhook_deliveries q
+           WHERE q.webhook_id = ? AND ${free} ORDER BY q.next_attempt_at, q.id LIMIT ?`,
+          [Number(w.id), now, now, perWebhook],
+        )) as Raw[]),
+      );
+    }
+    found.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || Number(a.id) - Number(b.id));
+    return found.slice(0, max).map(toCandidate);
+  }
+  const { rows: due } = (await trx.raw(
+    `SELECT q.id FROM webhooks w CROSS JOIN LATERAL (
+       SELECT q.id, q.next_attempt_at FROM webhook_deliveries q
+       WHERE q.webhook_id = w.id AND ${free} ORDER BY q.next_attempt_at, q.id LIMIT ?
+     ) q WHERE w.enabled ORDER BY q.next_attempt_at, q.id LIMIT ?`,
+    [now, now, perWebhook, max],
+  )) as { rows: Raw[] };
+  if (!due.length) return [];
+  // Locked by id, the conditions checked again on the locked row: another instance may have leased it since.
+  const { rows } = (await trx.raw(
+    `SELECT q.id, q.webhook_id FROM webhook_deliveries q WHERE q.id = ANY(?) AND ${free}
+     ORDER BY q.next_attempt_at, q.id FOR UPDATE SKIP LOCKED`,
+    [due.map((r) => Number(r.id)), now, now],
+  )) as { rows: Raw[] };
+  return rows.map(toCandidate);
+}
+
 /** The webhook delivery queue (filled by the database's trigger on `changes`) and its attempts. */
 export class DeliveryStore {
   constructor(private readonly db: Db) {}
@@ -81,37 +133,36 @@ export class DeliveryStore {
   }
 
   /**
-   * Takes up to `limit` due deliveries of enabled webhooks until `now + leaseMs`, at most `perWebhook` of
-   * one webhook held at once (its deliveries under a lease count). On PostgreSQL rows another instance is
-   * taking are skipped (FOR UPDATE SKIP LOCKED) and the lease keeps them from the rest: each attempt is made
-   * by one instance. A lease that ran out (its instance died) is taken again.
+   * Takes up to `limit` due deliveries of enabled webhooks until `now + leaseMs`, and of one webhook at most
+   * `perWebhook` less what `busy` says this instance already sends to it. Each webhook's candidates are read
+   * from its own index range (a backlog of a million costs no more than one of four). On PostgreSQL rows
+   * another instance is taking are skipped (FOR UPDATE SKIP LOCKED) and the lease keeps them from the rest:
+   * each attempt is made by one instance. A lease that ran out (its instance died) is taken again.
    */
-  async claimDue(limit: number, perWebhook: number, leaseMs: number, now = Date.now()): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    limit: number,
+    perWebhook: number,
+    leaseMs: number,
+    busy: ReadonlyMap<number, number> = new Map(),
+    now = Date.now(),
+  ): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     return this.db.transaction(async (trx) => {
-      const free = `d.state = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)`;
-      const lock = isSqlite(trx) ? '' : 'FOR UPDATE OF d SKIP LOCKED';
-      const ids = (
-        await trx.raw(
-          `SELECT d.id FROM webhook_deliveries d
-           WHERE ${free} AND d.id IN (
-             SELECT id FROM (
-               SELECT q.id, q.webhook_id,
-                 ROW_NUMBER() OVER (PARTITION BY q.webhook_id ORDER BY q.next_attempt_at, q.id) AS rn
-               FROM webhook_deliveries q JOIN webhooks w ON w.id = q.webhook_id AND w.enabled
-               WHERE q.state = 'pending' AND q.next_attempt_at <= ? AND (q.lease_until IS NULL OR q.lease_until < ?)
-             ) due
-             LEFT JOIN (
-               SELECT webhook_id, COUNT(*) AS held FROM webhook_deliveries
-               WHERE state = 'pending' AND lease_until >= ? GROUP BY webhook_id
-             ) h ON h.webhook_id = due.webhook_id
-             WHERE due.rn + COALESCE(h.held, 0) <= ?
-           )
-           ORDER BY d.next_attempt_at, d.id LIMIT ? ${lock}`,
-          [now, now, now, now, now, perWebhook, limit],
-        )
-      ).valueOf() as Raw[] | { rows: Raw[] };
-      const picked = (Array.isArray(ids) ? ids : ids.rows).map((r) => Number(r.id));
+      const candidates = await dueCandidates(
+        trx,
+        perWebhook,
+        limit + [...busy.values()].reduce((a, b) => a + b, 0),
+        now,
+      );
+      const taken = new Map(busy);
+      const picked: number[] = [];
+      for (const row of candidates) {
+        const webhookId = row.webhookId;
+        if ((taken.get(webhookId) ?? 0) >= perWebhook) continue;
+        taken.set(webhookId, (taken.get(webhookId) ?? 0) + 1);
+        picked.push(row.id);
+        if (picked.length === limit) break;
+      }
       if (!picked.length) return [];
       const leaseUntil = now + leaseMs;
       await trx('webhook_deliveries').whereIn('id', picked).update({ lease_until: leaseUntil });

@@ -47,7 +47,9 @@ export function startDeliveryWorker(o: WorkerOptions) {
     let again = POLL_MS;
     try {
       const room = o.concurrency - inFlight.size;
-      const claims = room > 0 ? await o.deliveries.claim(room, PER_WEBHOOK, LEASE_MS) : [];
+      const busy = new Map<number, number>();
+      for (const { claim } of inFlight.values()) busy.set(claim.webhookId, (busy.get(claim.webhookId) ?? 0) + 1);
+      const claims = room > 0 ? await o.deliveries.claim(room, PER_WEBHOOK, LEASE_MS, busy) : [];
       for (const claim of claims) {
         const done = run(claim).finally(() => {
           inFlight.delete(claim.id);

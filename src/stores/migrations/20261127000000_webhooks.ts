@@ -44,8 +44,11 @@ export async function up(knex: Knex): Promise<void> {
     t.string('last_error', 500).nullable();
     t.bigInteger('created_at').notNullable();
     t.bigInteger('finished_at').nullable();
-    t.index(['state', 'next_attempt_at']);
+    // What is due, per webhook (claiming); a webhook's history (listing).
+    t.index(['webhook_id', 'state', 'next_attempt_at', 'id']);
     t.index(['webhook_id', 'id']);
+    // The backlog gauges and pruning.
+    t.index(['state', 'finished_at']);
   });
   await knex.schema.createTable('webhook_attempts', (t) => {
     t.bigIncrements('id').primary();
