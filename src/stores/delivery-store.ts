@@ -38,31 +38,30 @@ async function dueCandidates(
     const webhooks: Raw[] = await trx('webhooks').where({ enabled: true }).select('id');
     const found: Raw[] = [];
     for (const w of webhooks) {
-      found.push(
-        ...((await trx.raw(
-          `SELECT q.id, q.webhook_id, q.next_attempt_at FROM webhook_deliveries q
-           WHERE q.webhook_id = ? AND ${free} ORDER BY q.next_attempt_at, q.id LIMIT ?`,
-          [Number(w.id), now, now, perWebhook],
-        )) as Raw[]),
+      const rows = await trx.raw<Raw[]>(
+        `SELECT q.id, q.webhook_id, q.next_attempt_at FROM webhook_deliveries q
+         WHERE q.webhook_id = ? AND ${free} ORDER BY q.next_attempt_at, q.id LIMIT ?`,
+        [Number(w.id), now, now, perWebhook],
       );
+      found.push(...rows);
     }
     found.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || Number(a.id) - Number(b.id));
     return found.slice(0, max).map(toCandidate);
   }
-  const { rows: due } = (await trx.raw(
+  const { rows: due } = await trx.raw<{ rows: Raw[] }>(
     `SELECT q.id FROM webhooks w CROSS JOIN LATERAL (
        SELECT q.id, q.next_attempt_at FROM webhook_deliveries q
        WHERE q.webhook_id = w.id AND ${free} ORDER BY q.next_attempt_at, q.id LIMIT ?
      ) q WHERE w.enabled ORDER BY q.next_attempt_at, q.id LIMIT ?`,
     [now, now, perWebhook, max],
-  )) as { rows: Raw[] };
+  );
   if (!due.length) return [];
   // Locked by id, the conditions checked again on the locked row: another instance may have leased it since.
-  const { rows } = (await trx.raw(
+  const { rows } = await trx.raw<{ rows: Raw[] }>(
     `SELECT q.id, q.webhook_id FROM webhook_deliveries q WHERE q.id = ANY(?) AND ${free}
      ORDER BY q.next_attempt_at, q.id FOR UPDATE SKIP LOCKED`,
     [due.map((r) => Number(r.id)), now, now],
-  )) as { rows: Raw[] };
+  );
   return rows.map(toCandidate);
 }
 
