@@ -116,6 +116,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   // The API first: its requests are the many, and Express tries every route mounted before it on each one.
   web.use(PATHS.graphql, graphql.router);
   let shuttingDown = false;
+  let workerStopped: Promise<void> | undefined;
   web.use(healthRouter({ health: stores.health, logger, shuttingDown: () => shuttingDown }));
   web.get(PATHS.stylesheet, (_req, res) => {
     res.type('css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
@@ -162,6 +163,8 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     metricsRegistry: metrics.registry,
     notReady() {
       shuttingDown = true;
+      // No new attempts from now on; those under way finish (or are released) while requests drain.
+      workerStopped ??= webhookWorker.stop();
     },
     /** Looks for due webhook deliveries now rather than at the next poll. */
     nudgeWebhooks() {
@@ -169,7 +172,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     },
     async close() {
       // First: attempts under way finish (or are released) while the database is still open.
-      await webhookWorker.stop();
+      await (workerStopped ??= webhookWorker.stop());
       clearInterval(sweeper);
       clearInterval(keyWatcher);
       await graphql.stop();
