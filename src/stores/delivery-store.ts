@@ -20,27 +20,23 @@ interface Candidate {
   webhookId: number;
 }
 
+const FREE = `q.state = 'pending' AND q.next_attempt_at <= ? AND (q.lease_until IS NULL OR q.lease_until < ?)`;
+const toCandidate = (r: Raw): Candidate => ({ id: Number(r.id), webhookId: Number(r.webhook_id) });
+
 /**
- * The first `perWebhook` due deliveries of each enabled webhook, soonest first, at most `max`, locked on
- * PostgreSQL (rows another instance is locking are skipped). Each webhook's are read from its own index
+ * The first `perWebhook` due deliveries of each enabled webhook, soonest first, at most `max`, read without
+ * a transaction or a lock (an idle poll is this one read). Each webhook's are read from its own index
  * range, so the work grows with the number of webhooks, not with their backlogs.
  */
-async function dueCandidates(
-  trx: Knex.Transaction,
-  perWebhook: number,
-  max: number,
-  now: number,
-): Promise<Candidate[]> {
-  const free = `q.state = 'pending' AND q.next_attempt_at <= ? AND (q.lease_until IS NULL OR q.lease_until < ?)`;
-  const toCandidate = (r: Raw): Candidate => ({ id: Number(r.id), webhookId: Number(r.webhook_id) });
-  if (isSqlite(trx)) {
-    // One process, one writer: no locking, and a lookup per webhook is a few microseconds.
-    const webhooks: Raw[] = await trx('webhooks').where({ enabled: true }).select('id');
+async function dueCandidates(db: Db, perWebhook: number, max: number, now: number): Promise<Candidate[]> {
+  if (isSqlite(db)) {
+    // SQLite has no LATERAL; a lookup per webhook is a few microseconds there.
+    const webhooks: Raw[] = await db('webhooks').where({ enabled: true }).select('id');
     const found: Raw[] = [];
     for (const w of webhooks) {
-      const rows = await trx.raw<Raw[]>(
+      const rows = await db.raw<Raw[]>(
         `SELECT q.id, q.webhook_id, q.next_attempt_at FROM webhook_deliveries q
-         WHERE q.webhook_id = ? AND ${free} ORDER BY q.next_attempt_at, q.id LIMIT ?`,
+         WHERE q.webhook_id = ? AND ${FREE} ORDER BY q.next_attempt_at, q.id LIMIT ?`,
         [Number(w.id), now, now, perWebhook],
       );
       found.push(...rows);
@@ -48,21 +44,29 @@ async function dueCandidates(
     found.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || Number(a.id) - Number(b.id));
     return found.slice(0, max).map(toCandidate);
   }
-  const { rows: due } = await trx.raw<{ rows: Raw[] }>(
-    `SELECT q.id FROM webhooks w CROSS JOIN LATERAL (
-       SELECT q.id, q.next_attempt_at FROM webhook_deliveries q
-       WHERE q.webhook_id = w.id AND ${free} ORDER BY q.next_attempt_at, q.id LIMIT ?
+  const { rows } = await db.raw<{ rows: Raw[] }>(
+    `SELECT q.id, q.webhook_id FROM webhooks w CROSS JOIN LATERAL (
+       SELECT q.id, q.webhook_id, q.next_attempt_at FROM webhook_deliveries q
+       WHERE q.webhook_id = w.id AND ${FREE} ORDER BY q.next_attempt_at, q.id LIMIT ?
      ) q WHERE w.enabled ORDER BY q.next_attempt_at, q.id LIMIT ?`,
     [now, now, perWebhook, max],
   );
-  if (!due.length) return [];
-  // Locked by id, the conditions checked again on the locked row: another instance may have leased it since.
-  const { rows } = await trx.raw<{ rows: Raw[] }>(
-    `SELECT q.id, q.webhook_id FROM webhook_deliveries q WHERE q.id = ANY(?) AND ${free}
-     ORDER BY q.next_attempt_at, q.id FOR UPDATE SKIP LOCKED`,
-    [due.map((r) => Number(r.id)), now, now],
-  );
   return rows.map(toCandidate);
+}
+
+/**
+ * Of the candidates, those still free, locked: on PostgreSQL rows another instance is locking are skipped
+ * (FOR UPDATE SKIP LOCKED) and the conditions are checked again on the locked row (it may have been leased
+ * since the read).
+ */
+async function lockFree(trx: Knex.Transaction, ids: number[], now: number): Promise<Candidate[]> {
+  const lock = isSqlite(trx) ? '' : 'FOR UPDATE SKIP LOCKED';
+  const rows = await trx.raw<Raw[] | { rows: Raw[] }>(
+    `SELECT q.id, q.webhook_id FROM webhook_deliveries q WHERE q.id IN (${ids.map(() => '?').join(',')}) AND ${FREE}
+     ORDER BY q.next_attempt_at, q.id ${lock}`,
+    [...ids, now, now],
+  );
+  return (Array.isArray(rows) ? rows : rows.rows).map(toCandidate);
 }
 
 /** The webhook delivery queue (filled by the database's trigger on `changes`) and its attempts. */
@@ -146,11 +150,14 @@ export class DeliveryStore {
     now = Date.now(),
   ): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
+    // Rows of webhooks this instance is busy with are passed over: at most that many more are needed.
+    const max = limit + [...busy.values()].reduce((a, b) => a + b, 0);
+    const due = await dueCandidates(this.db, perWebhook, max, now);
+    if (!due.length) return [];
     return this.db.transaction(async (trx) => {
-      const candidates = await dueCandidates(
+      const candidates = await lockFree(
         trx,
-        perWebhook,
-        limit + [...busy.values()].reduce((a, b) => a + b, 0),
+        due.map((c) => c.id),
         now,
       );
       const taken = new Map(busy);

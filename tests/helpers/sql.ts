@@ -1,12 +1,28 @@
 import type { Db } from '../../src/stores/database.js';
 
-/** The SQL text of every statement `db` runs while `fn` runs, and what `fn` returned. */
+interface Seen {
+  sql: string;
+  __knexTxId?: string;
+}
+
+/** The webhook worker's polling (every second, whatever the request): its statements and their transactions. */
+const isWorker = (q: Seen) => /\bwebhook(s|_deliveries)\b/.test(q.sql) && !/^\s*(insert|update|delete)\b/i.test(q.sql);
+
+/**
+ * The SQL text of every statement `db` runs while `fn` runs, and what `fn` returned; the webhook worker's
+ * polls, which run on their own timer, are left out.
+ */
 export async function sqlDuring<T>(db: Db, fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
-  const sql: string[] = [];
-  const listener = (query: { sql: string }) => sql.push(query.sql);
+  const seen: Seen[] = [];
+  const listener = (query: Seen) => seen.push(query);
   db.on('query', listener);
   try {
-    return { result: await fn(), sql };
+    const result = await fn();
+    const workerTx = new Set(seen.filter(isWorker).map((q) => q.__knexTxId ?? ''));
+    const sql = seen
+      .filter((q) => !isWorker(q) && !(q.__knexTxId && workerTx.has(q.__knexTxId)))
+      .map((q) => q.sql);
+    return { result, sql };
   } finally {
     db.off('query', listener);
   }
