@@ -75,7 +75,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   });
   const webhookWorker = startDeliveryWorker({
     deliveries: services.deliveries,
-    send: (request) => sendWebhook(request, addressPolicy),
+    send: (request, limits) => sendWebhook(request, { ...addressPolicy, ...limits }),
     concurrency: config.webhookConcurrency,
     logger,
     onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),

@@ -88,7 +88,12 @@ function webhookKey(stores: Stores, configured: Buffer | undefined): () => Promi
   return () =>
     (key ??= stores.secrets
       .getOrCreate('webhook_secrets_key', () => randomBytes(32).toString('base64'))
-      .then((value) => Buffer.from(value, 'base64')));
+      .then((value) => Buffer.from(value, 'base64'))
+      .catch((err: unknown) => {
+        // A database that failed once is asked again next time, not held against every later use.
+        key = undefined;
+        throw err;
+      }));
 }
 
 const noResetLinks = (): string => {

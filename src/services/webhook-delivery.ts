@@ -4,6 +4,7 @@ import { webhookHeaders } from '../lib/webhook-signature.js';
 import type { ChangeRow } from '../stores/change-store.js';
 import type { Stores } from '../stores/stores.js';
 import type { AttemptOutcome, ClaimedDelivery } from '../stores/webhook-store.js';
+import type { Busy, ClaimCaps } from '../stores/delivery-store.js';
 import { createAccess } from './access.js';
 import { visible } from './change-feed.js';
 import type { AppViewer } from './viewer.js';
@@ -31,7 +32,8 @@ export interface AttemptReport {
   error?: string;
 }
 
-export type Preparation = { send: PreparedRequest } | { skip: string };
+/** An attempt to make, a delivery not to send (the app may not see it), or an attempt that failed before it began. */
+export type Preparation = { send: PreparedRequest } | { skip: string } | { fail: string };
 
 /** The body of a delivery (SPEC's format): what the app's own token may see now, never an email address. */
 export interface WebhookPayload {
@@ -45,6 +47,8 @@ export interface WebhookPayload {
     webhook?: { id: number };
   };
 }
+
+const SUSPENDED = 'the app is suspended (its owner is not active)';
 
 const ms = (n: number): string =>
   n % 86_400_000 === 0
@@ -61,13 +65,8 @@ export class WebhookDelivery {
     private readonly secretsKey: () => Promise<Buffer>,
   ) {}
 
-  claim(
-    limit: number,
-    perWebhook: number,
-    leaseMs: number,
-    busy?: ReadonlyMap<number, number>,
-  ): Promise<ClaimedDelivery[]> {
-    return this.stores.deliveries.claimDue(limit, perWebhook, leaseMs, busy);
+  claim(limit: number, caps: ClaimCaps, leaseMs: number, busy?: Busy): Promise<ClaimedDelivery[]> {
+    return this.stores.deliveries.claimDue(limit, caps, leaseMs, busy);
   }
 
   release(claims: readonly ClaimedDelivery[]): Promise<void> {
@@ -76,13 +75,16 @@ export class WebhookDelivery {
 
   /** The signed request of this attempt, or why it is not sent (the app may not see the change now). */
   async prepare(claim: ClaimedDelivery, now = new Date()): Promise<Preparation> {
-    const payload = claim.kind === 'ping' ? ping(claim, now) : await this.changePayload(claim);
+    const payload = claim.kind === 'ping' ? await this.pingPayload(claim, now) : await this.changePayload(claim);
     if ('skip' in payload) return payload;
     let secret: string;
     try {
       secret = open(claim.webhook.secretSealed, await this.secretsKey());
     } catch (err) {
-      if (err instanceof SealedSecretError) return { skip: 'the secret does not open with the service key' };
+      // Retried and counted like any failure: the key may come back (an instance started with another one).
+      if (err instanceof SealedSecretError) {
+        return { fail: 'the signing secret does not open with this instance’s WEBHOOK_SECRETS_KEY' };
+      }
       throw err;
     }
     const body = JSON.stringify(payload);
@@ -91,13 +93,18 @@ export class WebhookDelivery {
     };
   }
 
+  private async pingPayload(claim: ClaimedDelivery, now: Date): Promise<WebhookPayload | { skip: string }> {
+    if (!(await this.stores.apps.findActive(claim.webhook.appId))) return { skip: SUSPENDED };
+    return { type: 'webhook.ping', timestamp: now.toISOString(), data: { webhook: { id: claim.webhookId } } };
+  }
+
   private async changePayload(claim: ClaimedDelivery): Promise<WebhookPayload | { skip: string }> {
     const position = claim.changePosition!;
     const [change] = await this.stores.changes.between(position - 1, position);
     if (!change) return { skip: 'the change is no longer kept' };
     const stores = this.stores;
     const app = await stores.apps.findActive(claim.webhook.appId);
-    if (!app) return { skip: 'the app is suspended (its owner is not active)' };
+    if (!app) return { skip: SUSPENDED };
     const viewer: AppViewer = {
       kind: 'app',
       appId: app.id,
@@ -166,8 +173,4 @@ export class WebhookDelivery {
   prune(cutoff: number): Promise<number> {
     return this.stores.deliveries.pruneFinished(cutoff);
   }
-}
-
-function ping(claim: ClaimedDelivery, now: Date): WebhookPayload {
-  return { type: 'webhook.ping', timestamp: now.toISOString(), data: { webhook: { id: claim.webhookId } } };
 }

@@ -153,7 +153,9 @@ export class WebhookService {
       throw new NotFound(`no delivery ${deliveryId}`);
     });
     if (!webhook.enabled) throw new Conflict('the webhook is disabled: enable it first');
-    await this.stores.deliveries.redeliver(deliveryId);
+    if (!(await this.stores.deliveries.redeliver(deliveryId))) {
+      throw new Conflict('the delivery is being sent right now: try again in a few seconds');
+    }
     return (await this.stores.deliveries.find(deliveryId))!;
   }
 }

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
-import { isSqlite } from './dialect.js';
 import type { Db } from './database.js';
+import { dueCandidates, lockFree, type Busy, type ClaimCaps } from './due-deliveries.js';
+
+export type { Busy, ClaimCaps };
 import {
   DELIVERY_COLUMNS,
   toDelivery,
@@ -13,61 +15,6 @@ import {
   strOrNull,
   type Raw,
 } from './webhook-store.js';
-
-/** A due delivery not held by a lease. */
-interface Candidate {
-  id: number;
-  webhookId: number;
-}
-
-const FREE = `q.state = 'pending' AND q.next_attempt_at <= ? AND (q.lease_until IS NULL OR q.lease_until < ?)`;
-const toCandidate = (r: Raw): Candidate => ({ id: Number(r.id), webhookId: Number(r.webhook_id) });
-
-/**
- * The first `perWebhook` due deliveries of each enabled webhook, soonest first, at most `max`, read without
- * a transaction or a lock (an idle poll is this one read). Each webhook's are read from its own index
- * range, so the work grows with the number of webhooks, not with their backlogs.
- */
-async function dueCandidates(db: Db, perWebhook: number, max: number, now: number): Promise<Candidate[]> {
-  if (isSqlite(db)) {
-    // SQLite has no LATERAL; a lookup per webhook is a few microseconds there.
-    const webhooks: Raw[] = await db('webhooks').where({ enabled: true }).select('id');
-    const found: Raw[] = [];
-    for (const w of webhooks) {
-      const rows = await db.raw<Raw[]>(
-        `SELECT q.id, q.webhook_id, q.next_attempt_at FROM webhook_deliveries q
-         WHERE q.webhook_id = ? AND ${FREE} ORDER BY q.next_attempt_at, q.id LIMIT ?`,
-        [Number(w.id), now, now, perWebhook],
-      );
-      found.push(...rows);
-    }
-    found.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || Number(a.id) - Number(b.id));
-    return found.slice(0, max).map(toCandidate);
-  }
-  const { rows } = await db.raw<{ rows: Raw[] }>(
-    `SELECT q.id, q.webhook_id FROM webhooks w CROSS JOIN LATERAL (
-       SELECT q.id, q.webhook_id, q.next_attempt_at FROM webhook_deliveries q
-       WHERE q.webhook_id = w.id AND ${FREE} ORDER BY q.next_attempt_at, q.id LIMIT ?
-     ) q WHERE w.enabled ORDER BY q.next_attempt_at, q.id LIMIT ?`,
-    [now, now, perWebhook, max],
-  );
-  return rows.map(toCandidate);
-}
-
-/**
- * Of the candidates, those still free, locked: on PostgreSQL rows another instance is locking are skipped
- * (FOR UPDATE SKIP LOCKED) and the conditions are checked again on the locked row (it may have been leased
- * since the read).
- */
-async function lockFree(trx: Knex.Transaction, ids: number[], now: number): Promise<Candidate[]> {
-  const lock = isSqlite(trx) ? '' : 'FOR UPDATE SKIP LOCKED';
-  const rows = await trx.raw<Raw[] | { rows: Raw[] }>(
-    `SELECT q.id, q.webhook_id FROM webhook_deliveries q WHERE q.id IN (${ids.map(() => '?').join(',')}) AND ${FREE}
-     ORDER BY q.next_attempt_at, q.id ${lock}`,
-    [...ids, now, now],
-  );
-  return (Array.isArray(rows) ? rows : rows.rows).map(toCandidate);
-}
 
 /** The webhook delivery queue (filled by the database's trigger on `changes`) and its attempts. */
 export class DeliveryStore {
@@ -124,14 +71,18 @@ export class DeliveryStore {
   }
 
   /** Due at once again, with the whole retry schedule ahead of it (its attempts so far are kept). */
+  /** False when it is being sent (held by a lease): a second attempt must not start beside it. */
   async redeliver(deliveryId: number, now = Date.now()): Promise<boolean> {
-    const n = await this.db('webhook_deliveries').where({ id: deliveryId }).update({
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      lease_until: null,
-      finished_at: null,
-    });
+    const n = await this.db('webhook_deliveries')
+      .where({ id: deliveryId })
+      .where((q) => void q.whereNull('lease_until').orWhere('lease_until', '<', now))
+      .update({
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        lease_until: null,
+        finished_at: null,
+      });
     return n > 0;
   }
 
@@ -144,29 +95,26 @@ export class DeliveryStore {
    */
   async claimDue(
     limit: number,
-    perWebhook: number,
+    caps: ClaimCaps,
     leaseMs: number,
-    busy: ReadonlyMap<number, number> = new Map(),
+    busy: Busy = { webhooks: new Map(), owners: new Map() },
     now = Date.now(),
   ): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    // Rows of webhooks this instance is busy with are passed over: at most that many more are needed.
-    const max = limit + [...busy.values()].reduce((a, b) => a + b, 0);
-    const due = await dueCandidates(this.db, perWebhook, max, now);
+    // Rows of webhooks and owners this instance is busy with are passed over: at most that many more are needed.
+    const max = limit + [...busy.owners.values()].reduce((a, b) => a + b, 0);
+    const due = await dueCandidates(this.db, caps, max, now);
     if (!due.length) return [];
     return this.db.transaction(async (trx) => {
-      const candidates = await lockFree(
-        trx,
-        due.map((c) => c.id),
-        now,
-      );
-      const taken = new Map(busy);
+      const webhooks = new Map(busy.webhooks);
+      const owners = new Map(busy.owners);
       const picked: number[] = [];
-      for (const row of candidates) {
-        const webhookId = row.webhookId;
-        if ((taken.get(webhookId) ?? 0) >= perWebhook) continue;
-        taken.set(webhookId, (taken.get(webhookId) ?? 0) + 1);
-        picked.push(row.id);
+      for (const c of await lockFree(trx, due, now)) {
+        if ((webhooks.get(c.webhookId) ?? 0) >= caps.perWebhook || (owners.get(c.ownerId) ?? 0) >= caps.perOwner)
+          continue;
+        webhooks.set(c.webhookId, (webhooks.get(c.webhookId) ?? 0) + 1);
+        owners.set(c.ownerId, (owners.get(c.ownerId) ?? 0) + 1);
+        picked.push(c.id);
         if (picked.length === limit) break;
       }
       if (!picked.length) return [];
@@ -174,6 +122,7 @@ export class DeliveryStore {
       await trx('webhook_deliveries').whereIn('id', picked).update({ lease_until: leaseUntil });
       const rows: Raw[] = await trx('webhook_deliveries as d')
         .join('webhooks as w', 'w.id', 'd.webhook_id')
+        .join('client_apps as a', 'a.id', 'w.app_id')
         .whereIn('d.id', picked)
         .orderBy([{ column: 'd.next_attempt_at' }, { column: 'd.id' }])
         .select(
@@ -187,10 +136,12 @@ export class DeliveryStore {
           'w.disabled_reason',
           'w.failing_since',
           { webhook_created_at: 'w.created_at' },
+          'a.owner_id',
         );
       return rows.map((r) => ({
         ...toDelivery(r),
         leaseUntil,
+        ownerId: Number(r.owner_id),
         webhook: toWebhook({ ...r, id: r.webhook_id, created_at: r.webhook_created_at }),
       }));
     });

@@ -1,3 +1,4 @@
+import { isSqlite } from './dialect.js';
 import type { Db } from './database.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'skipped';
@@ -52,6 +53,8 @@ export interface AttemptRow {
 /** A delivery taken to be sent, with its webhook: held by this claim until `leaseUntil`. */
 export interface ClaimedDelivery extends DeliveryRow {
   webhook: WebhookRow;
+  /** The user whose app the webhook belongs to. */
+  ownerId: number;
   leaseUntil: number;
 }
 
@@ -125,6 +128,8 @@ export class WebhookStore {
   async create(w: NewWebhook, max: number, now = Date.now()): Promise<WebhookRow | undefined> {
     try {
       return await this.db.transaction(async (trx) => {
+        // Creations for one app take turns (its row locked): each counts what the one before committed.
+        if (!isSqlite(trx)) await trx('client_apps').where({ id: w.appId }).forUpdate().first('id');
         const [row] = await trx('webhooks')
           .insert({
             app_id: w.appId,
@@ -136,7 +141,7 @@ export class WebhookStore {
             updated_at: now,
           })
           .returning('*');
-        // Counted after the insert, in its transaction: two concurrent creations cannot both pass the cap.
+        // Counted after the insert (SQLite: one writer at a time): two creations cannot both pass the cap.
         const count = await trx('webhooks').where({ app_id: w.appId }).count({ n: '*' }).first();
         if (Number(count?.n ?? 0) > max) throw new OverTheCap();
         return toWebhook(row as Raw);

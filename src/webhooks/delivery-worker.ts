@@ -2,9 +2,13 @@ import type { Logger } from 'pino';
 import type { AttemptReport, PreparedRequest, WebhookDelivery } from '../services/webhook-delivery.js';
 import type { ClaimedDelivery } from '../stores/webhook-store.js';
 import { WEBHOOK_TIMEOUT_MS } from './send-webhook.js';
+/** Less than this left of a claim's lease and the attempt is not begun: it could outlive the lease. */
+const LEASE_MARGIN_MS = 1000;
 
 /** Attempts one instance makes at once to one webhook: a slow receiver holds only these. */
 export const PER_WEBHOOK = 4;
+/** The share of WEBHOOK_CONCURRENCY the webhooks of one user's apps may hold at once (at least PER_WEBHOOK). */
+const OWNER_SHARE = 4;
 /** How often an idle worker looks for due deliveries (any instance, or the CLI, may have queued some). */
 export const POLL_MS = 1000;
 /** A claim outlives the longest attempt; after it, another instance takes the delivery (this one died). */
@@ -16,8 +20,8 @@ export type DeliveryOutcome = 'delivered' | 'retried' | 'failed' | 'skipped';
 
 export interface WorkerOptions {
   deliveries: WebhookDelivery;
-  /** One attempt (sendWebhook with the address policy). */
-  send(request: PreparedRequest): Promise<AttemptReport>;
+  /** One attempt (sendWebhook with the address policy), within `timeoutMs`, ended early by `signal`. */
+  send(request: PreparedRequest, limits: { timeoutMs: number; signal: AbortSignal }): Promise<AttemptReport>;
   /** WEBHOOK_CONCURRENCY: attempts at once over every webhook. */
   concurrency: number;
   logger: Logger;
@@ -29,7 +33,8 @@ export interface WorkerOptions {
  * which), sends each, writes how it went. A slow or dead receiver holds at most PER_WEBHOOK slots.
  */
 export function startDeliveryWorker(o: WorkerOptions) {
-  const inFlight = new Map<number, { claim: ClaimedDelivery; done: Promise<void> }>();
+  const inFlight = new Map<number, { claim: ClaimedDelivery; done: Promise<void>; cancel: AbortController }>();
+  const caps = { perWebhook: PER_WEBHOOK, perOwner: Math.max(PER_WEBHOOK, Math.ceil(o.concurrency / OWNER_SHARE)) };
   let timer: NodeJS.Timeout | undefined;
   let stopping = false;
   let ticking = false;
@@ -47,16 +52,21 @@ export function startDeliveryWorker(o: WorkerOptions) {
     let again = POLL_MS;
     try {
       const room = o.concurrency - inFlight.size;
-      const busy = new Map<number, number>();
-      for (const { claim } of inFlight.values()) busy.set(claim.webhookId, (busy.get(claim.webhookId) ?? 0) + 1);
-      const claims = room > 0 ? await o.deliveries.claim(room, PER_WEBHOOK, LEASE_MS, busy) : [];
+      const webhooks = new Map<number, number>();
+      const owners = new Map<number, number>();
+      for (const { claim } of inFlight.values()) {
+        webhooks.set(claim.webhookId, (webhooks.get(claim.webhookId) ?? 0) + 1);
+        owners.set(claim.ownerId, (owners.get(claim.ownerId) ?? 0) + 1);
+      }
+      const claims = room > 0 ? await o.deliveries.claim(room, caps, LEASE_MS, { webhooks, owners }) : [];
       for (const claim of claims) {
-        const done = run(claim).finally(() => {
+        const cancel = new AbortController();
+        const done = run(claim, cancel.signal).finally(() => {
           inFlight.delete(claim.id);
           // A slot is free: what waits behind it need not wait for the next poll.
           schedule(0);
         });
-        inFlight.set(claim.id, { claim, done });
+        inFlight.set(claim.id, { claim, done, cancel });
       }
       if (claims.length && claims.length === room) again = 0;
     } catch (err) {
@@ -67,7 +77,7 @@ export function startDeliveryWorker(o: WorkerOptions) {
     schedule(again);
   }
 
-  async function run(claim: ClaimedDelivery): Promise<void> {
+  async function run(claim: ClaimedDelivery, cancelled: AbortSignal): Promise<void> {
     const ids = { webhookId: claim.webhookId, deliveryId: claim.id, messageId: claim.messageId };
     try {
       const prepared = await o.deliveries.prepare(claim);
@@ -77,7 +87,15 @@ export function startDeliveryWorker(o: WorkerOptions) {
         o.onOutcome?.('skipped');
         return;
       }
-      const report = await o.send(prepared.send);
+      // The attempt ends before the lease does: no other instance can take the delivery while it runs.
+      const timeoutMs = Math.min(WEBHOOK_TIMEOUT_MS, claim.leaseUntil - Date.now() - LEASE_MARGIN_MS);
+      if (timeoutMs < LEASE_MARGIN_MS || cancelled.aborted) return await o.deliveries.release([claim]);
+      const report =
+        'fail' in prepared
+          ? { durationMs: 0, error: prepared.fail }
+          : await o.send(prepared.send, { timeoutMs, signal: cancelled });
+      // Ended by a stop: not the receiver's failure. Released, it is sent again by whoever is still running.
+      if (cancelled.aborted) return await o.deliveries.release([claim]);
       const outcome = await o.deliveries.complete(claim, report, Date.now());
       const label: DeliveryOutcome =
         outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retried' : 'failed';
@@ -106,20 +124,19 @@ export function startDeliveryWorker(o: WorkerOptions) {
     get inFlight(): number {
       return inFlight.size;
     },
-    /** Takes nothing more; waits for attempts under way, then releases those that are still running. */
+    /**
+     * Takes nothing more; waits for attempts under way, then ends those still running and releases them
+     * (ended first, so no other instance's attempt can overlap theirs).
+     */
     async stop(): Promise<void> {
       stopping = true;
       clearTimeout(timer);
-      const all = Promise.all([...inFlight.values()].map((f) => f.done));
+      const all = () => Promise.all([...inFlight.values()].map((f) => f.done));
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([all, new Promise((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
+      await Promise.race([all(), new Promise((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
       clearTimeout(grace);
-      const unfinished = [...inFlight.values()].map((f) => f.claim);
-      if (unfinished.length) {
-        await o.deliveries.release(unfinished).catch((err: unknown) => {
-          o.logger.warn({ err }, 'webhook deliveries not released; their leases run out instead');
-        });
-      }
+      for (const f of inFlight.values()) f.cancel.abort();
+      await all();
     },
   };
 }

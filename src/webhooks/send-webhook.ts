@@ -14,6 +14,11 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** The start of an answer's body kept with the attempt. */
 export const EXCERPT_BYTES = 1024;
 const USER_AGENT = 'Roster-Webhooks';
+/** What an attempt ended by its caller reports. */
+export const CANCELLED = 'cancelled';
+
+const reasonOf = (signal: AbortSignal): string =>
+  signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
 
 export interface WebhookRequest {
   url: string;
@@ -25,6 +30,8 @@ export interface WebhookRequest {
 export interface SendOptions extends AddressPolicy {
   /** The whole attempt's limit (10 s). */
   timeoutMs?: number;
+  /** Ends the attempt at once (the instance is stopping): it reports `cancelled`. */
+  signal?: AbortSignal;
   /** Certificate authorities to trust instead of Node's (a test's own, a private CA). */
   ca?: string | Buffer;
 }
@@ -52,30 +59,29 @@ export async function sendWebhook(request: WebhookRequest, options: SendOptions)
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(timedOut(timeoutMs))), timeoutMs);
+  const cancel = () => controller.abort(new Error(CANCELLED));
+  options.signal?.addEventListener('abort', cancel, { once: true });
+  if (options.signal?.aborted) cancel();
   let outcome: Outcome;
   try {
-    outcome = await attempt(request, options, controller.signal, timeoutMs);
+    outcome = await attempt(request, options, controller.signal);
   } catch (err) {
-    outcome = { error: controller.signal.aborted ? timedOut(timeoutMs) : describeFault(err), responseBytes: 0 };
+    outcome = { error: controller.signal.aborted ? reasonOf(controller.signal) : describeFault(err), responseBytes: 0 };
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', cancel);
   }
   return { ...outcome, durationMs: Math.round(performance.now() - started) };
 }
 
-async function attempt(
-  request: WebhookRequest,
-  options: SendOptions,
-  signal: AbortSignal,
-  timeoutMs: number,
-): Promise<Outcome> {
+async function attempt(request: WebhookRequest, options: SendOptions, signal: AbortSignal): Promise<Outcome> {
   const url = checkUrlForm(request.url, options.production);
   if (url instanceof WebhookUrlRefused) return { error: `refused: url ${url.reason}`, responseBytes: 0 };
   const resolution = await resolveTarget(url, options, signal);
   if (!resolution.ok) {
     return { error: resolution.refused ? `refused: ${resolution.reason}` : resolution.reason, responseBytes: 0 };
   }
-  return post(url, resolution.addresses, request, options, signal, timeoutMs);
+  return post(url, resolution.addresses, request, options, signal);
 }
 
 /** The POST itself, to the checked addresses only; settles once, whatever happens first. */
@@ -85,7 +91,6 @@ function post(
   request: WebhookRequest,
   options: SendOptions,
   signal: AbortSignal,
-  timeoutMs: number,
 ): Promise<Outcome> {
   return new Promise((resolve) => {
     const body = Buffer.from(request.body, 'utf8');
@@ -104,7 +109,7 @@ function post(
       const excerpt = status === undefined ? undefined : Buffer.concat(kept).toString('utf8');
       resolve({ status, error, responseExcerpt: excerpt, responseBytes: received });
     };
-    const onAbort = () => settle(timedOut(timeoutMs));
+    const onAbort = () => settle(reasonOf(signal));
 
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send({

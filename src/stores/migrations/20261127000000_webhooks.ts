@@ -8,6 +8,18 @@ import { isSqlite } from '../dialect.js';
  */
 const QUEUE = 'webhook_id, kind, change_position, message_id, state, attempts, next_attempt_at, created_at';
 
+/**
+ * Whether the app (`a`) could see change `c` as it is queued: its owner is active and organizes the event,
+ * or the event is public and the change is of the event itself. An event's creation is always queued (its
+ * organizers are set just after it). What is queued is checked again when sent; this only keeps one app's
+ * webhooks from queueing rows for every write it may never see.
+ */
+const mightSee = (c: string) => `u.activation_state = 'active' AND (
+  ${c}.type = 'event.created'
+  OR EXISTS (SELECT 1 FROM event_organizers o WHERE o.event_id = ${c}.event_id AND o.user_id = a.owner_id)
+  OR (${c}.type IN ('event.updated', 'event.deleted')
+      AND EXISTS (SELECT 1 FROM events e WHERE e.id = ${c}.event_id AND e.visibility = 'public')))`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhooks', (t) => {
     t.increments('id').primary();
@@ -64,9 +76,10 @@ export async function up(knex: Knex): Promise<void> {
     await knex.raw(`CREATE TRIGGER webhooks_queue AFTER INSERT ON changes BEGIN
       INSERT INTO webhook_deliveries (${QUEUE})
       SELECT w.id, 'change', NEW.position, 'msg_' || NEW.position || '_' || w.id, 'pending', 0, NEW.occurred_at, NEW.occurred_at
-      FROM webhooks w
+      FROM webhooks w JOIN client_apps a ON a.id = w.app_id JOIN users u ON u.id = a.owner_id
       WHERE w.enabled AND (w.event_slug IS NULL OR w.event_slug = NEW.event_slug)
-        AND (w.types IS NULL OR EXISTS (SELECT 1 FROM json_each(w.types) WHERE value = NEW.type)); END`);
+        AND (w.types IS NULL OR EXISTS (SELECT 1 FROM json_each(w.types) WHERE value = NEW.type))
+        AND ${mightSee('NEW')}; END`);
     return;
   }
   await knex.raw(`CREATE FUNCTION webhooks_queue() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -75,6 +88,8 @@ export async function up(knex: Knex): Promise<void> {
       SELECT w.id, 'change', n.position, 'msg_' || n.position || '_' || w.id, 'pending', 0, n.occurred_at, n.occurred_at
       FROM n JOIN webhooks w ON w.enabled AND (w.event_slug IS NULL OR w.event_slug = n.event_slug)
         AND (w.types IS NULL OR w.types::jsonb @> jsonb_build_array(n.type))
+      JOIN client_apps a ON a.id = w.app_id JOIN users u ON u.id = a.owner_id
+      WHERE ${mightSee('n')}
       ORDER BY n.position, w.id;
       RETURN NULL;
     END $$`);
