@@ -19,9 +19,7 @@ export async function sqlDuring<T>(db: Db, fn: () => Promise<T>): Promise<{ resu
   try {
     const result = await fn();
     const workerTx = new Set(seen.filter(isWorker).map((q) => q.__knexTxId ?? ''));
-    const sql = seen
-      .filter((q) => !isWorker(q) && !(q.__knexTxId && workerTx.has(q.__knexTxId)))
-      .map((q) => q.sql);
+    const sql = seen.filter((q) => !isWorker(q) && !(q.__knexTxId && workerTx.has(q.__knexTxId))).map((q) => q.sql);
     return { result, sql };
   } finally {
     db.off('query', listener);
