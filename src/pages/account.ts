@@ -19,8 +19,12 @@ import { sendErrorPage } from '../http/pages/error-page.js';
 import { sendPage } from '../http/pages/layout.js';
 import { confirmed, NOTICES, sentence } from './account-forms.js';
 import { accountSessions, type AccountSessionDeps, type Signed } from './account-session.js';
+import { webhookRouter } from './webhooks.js';
 
-type Deps = AccountSessionDeps;
+interface Deps extends AccountSessionDeps {
+  /** Looks for due webhook deliveries now (a test ping or a redelivery was just queued). */
+  nudgeWebhooks: () => void;
+}
 
 /** Account settings (mounted at PATHS.account): sign in, register and manage apps, revoke authorizations. */
 export function accountRouter(deps: Deps): Router {
@@ -226,5 +230,7 @@ export function accountRouter(deps: Deps): Router {
     res.redirect(303, accountHref('?done=revoked'));
   });
 
+  // Each app's webhooks, under the same session, body parsing and CSRF tokens.
+  router.use(webhookRouter({ services, sessions, nudgeWebhooks: deps.nudgeWebhooks }));
   return router;
 }

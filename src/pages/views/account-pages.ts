@@ -1,7 +1,7 @@
 import type { Authorization } from '../../services/grant-service.js';
 import type { ClientAppRow, UserRow } from '../../stores/types.js';
 import { html, type SafeHtml } from '../../http/pages/html.js';
-import { accountHref } from '../../http/paths.js';
+import { accountHref, appWebhooksHref } from '../../http/paths.js';
 import { alert, csrfField, layout, signInForm, type Page } from '../../http/pages/layout.js';
 import { confirmPage, linkButton, notice, postButton } from './page-parts.js';
 
@@ -51,6 +51,10 @@ function appsTable(apps: ClientAppRow[]) {
             </td>
             <td data-label="Actions">
               <div class="row-actions">
+                ${linkButton(
+                  appWebhooksHref(app.id),
+                  html`Webhooks<span class="visually-hidden"> of ${app.name}</span>`,
+                )}
                 ${app.clientSecretHash ? linkButton(appPath(app, 'secret'), 'New client secret') : ''}
                 ${linkButton(appPath(app, 'token'), 'New app token')}
                 ${linkButton(appPath(app, 'delete'), `Delete ${app.name}`, 'danger')}
