@@ -107,7 +107,8 @@ export function webhooksPage(input: {
       html`<h1>Webhooks of ${app.name}</h1>
         <p class="muted">
           ${service} posts each change ${app.name} may see to these URLs, signed as Standard Webhooks describes, and
-          retries for days while a URL fails; a webhook that only fails for long is disabled until you enable it.
+          retries a delivery that fails. A webhook that fails and fails (by default for 5 days) is disabled until you
+          enable it.
         </p>
         ${alert(input.error)} ${notice(input.notice)} ${webhooksTable(input.webhooks, csrf)}
         <h2>Add a webhook</h2>
