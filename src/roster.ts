@@ -124,7 +124,17 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   web.use(PAGE_PATHS, pageHeaders);
   web.use(PATHS.interaction, interactionRouter({ identity, services, signIn, csrf }));
   web.use(PATHS.passwordReset, passwordResetRouter({ resets, csrf }));
-  web.use(PATHS.account, accountRouter({ services, signIn, csrf, secure, appChanges: services.appChanges }));
+  web.use(
+    PATHS.account,
+    accountRouter({
+      services,
+      signIn,
+      csrf,
+      secure,
+      appChanges: services.appChanges,
+      nudgeWebhooks: () => webhookWorker.nudge(),
+    }),
+  );
   web.use(PATHS.userinfo, userinfoRouter({ services, viewers, pairwiseSalt, limiter }));
   web.all(GUARDED_PATHS, authorizeGuard(services.authorizeThrottle));
   web.use(errorHandler(logger));

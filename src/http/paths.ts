@@ -17,6 +17,12 @@ export const PATHS = {
 /** A page of account settings, e.g. `accountHref('/apps/3/edit')`; the settings themselves without `rest`. */
 export const accountHref = (rest = ''): string => `${PATHS.account}${rest}`;
 
+/** The webhooks page of an app (the list and the form that adds one). */
+export const appWebhooksHref = (appId: number, query = ''): string => accountHref(`/apps/${appId}/webhooks${query}`);
+
+/** A webhook's page (its deliveries and attempts), or one of its actions (`ping`, `enable`, `delete`). */
+export const webhookHref = (id: number, rest = ''): string => accountHref(`/webhooks/${id}${rest}`);
+
 /** A page of the password reset, e.g. `passwordHref('/forgot')`. */
 export const passwordHref = (rest: string): string => `${PATHS.passwordReset}${rest}`;
 

@@ -14,7 +14,13 @@ export const NOTICES: Record<string, string> = {
 export const confirmed = (req: Request) => (req.body as Record<string, unknown>).confirm === 'yes';
 
 /** The form's names for the services' fields. */
-const FIELD_LABELS: Record<string, string> = { name: 'Name', redirect_uri: 'Redirect URI' };
+const FIELD_LABELS: Record<string, string> = {
+  name: 'Name',
+  redirect_uri: 'Redirect URI',
+  url: 'URL',
+  type: 'Change type',
+  event: 'Event',
+};
 
 /** A refusal as the page shows it: one sentence, the field by its label on the form. */
 export const sentence = (err: DomainError) => {

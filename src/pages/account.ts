@@ -1,17 +1,13 @@
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, type Router } from 'express';
-import type { Csrf } from '../http/csrf.js';
-import { appChangeRefusal, type AppChangeThrottle } from '../services/app-change-throttle.js';
 import { Conflict, InvalidInput } from '../services/errors.js';
-import type { Services } from '../services/services.js';
-import { ACCOUNT_SESSION_TTL_MS, type SignIn } from '../services/sign-in.js';
-import type { ClientAppRow, UserRow } from '../stores/types.js';
+import { ACCOUNT_SESSION_TTL_MS } from '../services/sign-in.js';
+import type { ClientAppRow } from '../stores/types.js';
 import type { Authorization } from '../services/grant-service.js';
 import { formBody } from '../http/form-body.js';
-import { accountHref, PATHS } from '../http/paths.js';
+import { accountHref } from '../http/paths.js';
 import { signInRefusalStatus } from '../http/sign-in-refusal.js';
 import {
-  accountLoginPage,
   confirmAppActionPage,
   confirmRevokePage,
   credentialsPage,
@@ -22,43 +18,22 @@ import {
 import { sendErrorPage } from '../http/pages/error-page.js';
 import { sendPage } from '../http/pages/layout.js';
 import { confirmed, NOTICES, sentence } from './account-forms.js';
+import { accountSessions, type AccountSessionDeps, type Signed } from './account-session.js';
+import { webhookRouter } from './webhooks.js';
 
-interface Deps {
-  services: Services;
-  signIn: SignIn;
-  csrf: Csrf;
-  secure: boolean;
-  /** Counts each user's app registrations and edits (in the database, shared by every instance). */
-  appChanges: AppChangeThrottle;
-}
-
-interface Signed {
-  user: UserRow;
-  session: string;
+interface Deps extends AccountSessionDeps {
+  /** Looks for due webhook deliveries now (a test ping or a redelivery was just queued). */
+  nudgeWebhooks: () => void;
 }
 
 /** Account settings (mounted at PATHS.account): sign in, register and manage apps, revoke authorizations. */
 export function accountRouter(deps: Deps): Router {
-  const { services, signIn, csrf, secure, appChanges } = deps;
-  const cookieName = secure ? '__Secure-roster.account' : 'roster.account';
-  const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: PATHS.account };
+  const { services, signIn, csrf } = deps;
   const router = express.Router();
   router.use(cookieParser(), formBody('20kb'));
-
-  const signedIn = async (req: Request, res: Response): Promise<Signed | undefined> => {
-    const session = (req.cookies as Record<string, string | undefined>)[cookieName];
-    if (!session) return undefined;
-    const user = await signIn.sessionUser(session);
-    if (user) return { user, session };
-    res.clearCookie(cookieName, cookieOptions);
-    return undefined;
-  };
-
-  const loginForm = (req: Request, res: Response, status = 200, error?: string, email?: string) =>
-    sendPage(res, status, accountLoginPage({ csrf: csrf.issue(req, res, '', PATHS.account), error, email }));
-
-  /** A form token bound to this account session. */
-  const sessionCsrf = (req: Request, res: Response, who: Signed) => csrf.issue(req, res, who.session, PATHS.account);
+  const sessions = accountSessions(deps, (req, res, who, error) => dashboard(req, res, who, { status: 403, error }));
+  const { cookieName, cookieOptions, signedIn, loginForm, viewer, guard, sessionCsrf, reserveChange, ownApp } =
+    sessions;
 
   const dashboard = async (
     req: Request,
@@ -81,42 +56,6 @@ export function accountRouter(deps: Deps): Router {
         ...extra,
       }),
     );
-  };
-
-  /** Signed in, or the sign-in form has been sent (for a GET: nothing was submitted, so no CSRF to check). */
-  const viewer = async (req: Request, res: Response): Promise<Signed | undefined> => {
-    const who = await signedIn(req, res);
-    if (!who) loginForm(req, res, 401, 'Your session has ended. Sign in again.');
-    return who;
-  };
-
-  /** Signed in and a valid CSRF field, or the answer has been sent already. */
-  const guard = async (req: Request, res: Response): Promise<Signed | undefined> => {
-    const who = await viewer(req, res);
-    if (who && !csrf.verify(req, who.session)) {
-      await dashboard(req, res, who, { status: 403, error: 'This form has expired. Try again.' });
-      return undefined;
-    }
-    return who;
-  };
-
-  /**
-   * Counts one app change by the user before it is made: the reservation (to give back when the service
-   * refuses the input), or undefined once `refuse` has answered 429 with Retry-After and a one-line reason.
-   */
-  const reserveChange = async (res: Response, who: Signed, refuse: (reason: string) => Promise<void> | void) => {
-    const change = await appChanges.reserve(who.user.id);
-    if (change.allowed) return change;
-    res.set('Retry-After', String(change.retryAfter));
-    await refuse(appChangeRefusal(change.retryAfter));
-    return undefined;
-  };
-
-  /** The signed-in user's own app; anyone else's (or none) is the same 404. */
-  const ownApp = async (req: Request, res: Response, who: Signed) => {
-    const app = await services.apps.findOwned(who.user.id, String(req.params.id));
-    if (!app) sendErrorPage(res, 404, { error: 'not_found', description: 'There is no such app in your account.' });
-    return app;
   };
 
   router.get('/', async (req: Request, res: Response) => {
@@ -291,5 +230,7 @@ export function accountRouter(deps: Deps): Router {
     res.redirect(303, accountHref('?done=revoked'));
   });
 
+  // Each app's webhooks, under the same session, body parsing and CSRF tokens.
+  router.use(webhookRouter({ services, sessions, nudgeWebhooks: deps.nudgeWebhooks }));
   return router;
 }

@@ -3,8 +3,11 @@ import type { Stores } from '../stores/stores.js';
 
 /**
  * App changes a user may make at the account pages in a window: registrations, redirect URI edits, new
- * secrets and app tokens. Each one bumps the auth epoch and empties replay caches on every instance, so one
- * account must not make them in a loop. The CLI (the operator) is not counted.
+ * secrets and app tokens, and webhooks added, test pings and redeliveries. An app change moves the auth epoch,
+ * which every instance's bearer cache checks; a webhook added resolves its host in production, and a ping or
+ * redelivery has Roster send a request to an address the user chose: one account must not make any of them
+ * in a loop. The CLI (the
+ * operator) is not counted.
  */
 export const APP_CHANGE_LIMITS = { perUser: { points: 20, duration: 60 * 60 } };
 

@@ -7,6 +7,8 @@ import { createServices } from '../../src/services/services.js';
 import type { UserRow } from '../../src/stores/types.js';
 import { startMailbox, type Mailbox } from '../helpers/mailbox.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
+import { startReceiver, type Receiver } from '../helpers/receivers.js';
+import { until } from '../helpers/wait.js';
 import { routesOf, type Route } from '../helpers/routes.js';
 import { authorizationParams, csrfOf } from './sign-in-forms.js';
 
@@ -15,14 +17,18 @@ import { authorizationParams, csrfOf } from './sign-in-forms.js';
 // nothing. The routes come from the Express app itself, so a form route added later is checked too.
 let server: TestServer;
 let mailbox: Mailbox;
+/** Where the webhook forms' webhooks point: it answers 204. */
+let receiver: Receiver;
 beforeAll(async () => {
   mailbox = await startMailbox();
+  receiver = await startReceiver((_req, res) => res.writeHead(204).end());
   // With SMTP the "forgot your password" form does something, and so must check its token.
   server = await startServer({ SMTP_URL: mailbox.url, MAIL_FROM: 'Roster <no-reply@roster.test>' });
 });
 afterAll(async () => {
   await server?.close();
   await mailbox?.close();
+  await receiver?.close();
 });
 
 type Fields = Record<string, string>;
@@ -156,6 +162,19 @@ async function consentInteraction(who: Person): Promise<{ browser: Browser; path
   return { browser, path: consent, csrf: csrfOf((await browser.get(consent)).text) };
 }
 
+/** Until no webhook delivery waits to be sent: the delivery worker writes nothing while the database is compared. */
+const deliveriesSettled = () =>
+  until(async () => (await server.db('webhook_deliveries').where({ state: 'pending' }).first()) === undefined, 'sent');
+
+/** A webhook of `who`'s own app, with one delivery already sent (a test ping). */
+async function webhookOf(who: Person) {
+  const { webhook } = await server.services.webhooks.create({ appId: who.app.id, url: receiver.url });
+  const delivery = await server.services.webhooks.ping(webhook.id);
+  server.nudgeWebhooks();
+  await deliveriesSettled();
+  return { webhook, delivery };
+}
+
 /**
  * Opens the form of `route` for `who`, as a browser would, with fields that would change something. A form
  * route added to the app fails here until this test knows how to open it.
@@ -187,6 +206,26 @@ async function openForm(route: Route, who: Person): Promise<Form> {
       return session(appPath, { confirm: 'yes' });
     case '/account/apps/:id/edit':
       return session(appPath, { redirect_uris: 'https://forged.example/cb' });
+    case '/account/apps/:id/webhooks':
+      return session(route.path.replace(':id', String(who.app.id)), { url: receiver.url });
+    case '/account/webhooks/:id/ping': {
+      const { webhook } = await webhookOf(who);
+      return session(route.path.replace(':id', String(webhook.id)));
+    }
+    case '/account/webhooks/:id/enable': {
+      const { webhook } = await webhookOf(who);
+      await server.db('webhooks').where({ id: webhook.id }).update({ enabled: false, disabled_reason: 'failing' });
+      return session(route.path.replace(':id', String(webhook.id)));
+    }
+    case '/account/webhooks/:id/delete': {
+      const { webhook } = await webhookOf(who);
+      return session(route.path.replace(':id', String(webhook.id)), { confirm: 'yes' });
+    }
+    case '/account/webhooks/:id/deliveries/:deliveryId/redeliver': {
+      const { webhook, delivery } = await webhookOf(who);
+      const path = route.path.replace(':id', String(webhook.id)).replace(':deliveryId', String(delivery.id));
+      return session(path);
+    }
     case '/account/authorizations/:clientId/revoke':
       return session(route.path.replace(':clientId', who.authorized.clientId), { confirm: 'yes' });
     case '/account/password/forgot': {
@@ -288,6 +327,9 @@ test('the form routes are read from the app: the account, password-reset and sig
       'POST /account/apps',
       'POST /account/apps/:id/delete',
       'POST /account/authorizations/:clientId/revoke',
+      'POST /account/apps/:id/webhooks',
+      'POST /account/webhooks/:id/ping',
+      'POST /account/webhooks/:id/deliveries/:deliveryId/redeliver',
       'POST /account/password/forgot',
       'POST /account/password/reset',
       'POST /interaction/:uid/login',
@@ -335,6 +377,8 @@ test('every form route refuses a post without its CSRF token, or with another se
     }
     // The same post with its own token does change something: the refusals above were the token's doing.
     const accepted = await attempt(form.browser.clone(), form.path, form.fields);
+    // A ping or redelivery it queued is sent before the next route's database is compared.
+    await deliveriesSettled();
     const answered = accepted.status; // the same on both sides: shown in a failure's diff, not compared
     entry.withItsToken = { answered, refused: answered === 403, changesSomething: accepted.changed.length > 0 };
     row.withItsToken = { answered, refused: false, changesSomething: true };

@@ -9,8 +9,11 @@ export interface AccountSession {
   /** The Cookie header the browser would send. */
   cookie(): string;
   get(path: string): Promise<PageAnswer>;
-  /** A form post; `_csrf` is added unless `fields` names its own (null leaves it out). */
-  post(path: string, fields: Record<string, string | null>): Promise<PageAnswer>;
+  /**
+   * A form post; `_csrf` is added unless `fields` names its own (null leaves it out). A field given a list
+   * is sent once per value, as checkboxes are.
+   */
+  post(path: string, fields: Record<string, string | readonly string[] | null>): Promise<PageAnswer>;
 }
 
 export interface PageAnswer {
@@ -45,7 +48,10 @@ export async function accountSession(baseUrl: string, email: string, password: s
     },
     async post(path, fields) {
       const body = new URLSearchParams();
-      for (const [name, value] of Object.entries({ _csrf: csrf, ...fields })) if (value !== null) body.set(name, value);
+      for (const [name, value] of Object.entries({ _csrf: csrf, ...fields })) {
+        if (value === null) continue;
+        for (const one of typeof value === 'string' ? [value] : value) body.append(name, one);
+      }
       const res = await fetch(`${baseUrl}${path}`, {
         method: 'POST',
         headers: { Cookie: cookie(), 'Content-Type': 'application/x-www-form-urlencoded' },

@@ -137,6 +137,42 @@ test('the account pages with several apps, long names and long redirect URIs', a
   await fits('credentials');
 });
 
+test('the webhook pages with long URLs, every type, a disabled webhook and its deliveries', async () => {
+  const [first] = await server.stores.apps.listByOwner(user.id);
+  const longUrl = `${LONG_URIS('hooks.example')[0]}&and=${'x'.repeat(120)}`;
+  const kept = await server.services.webhooks.create({ appId: first!.id, url: longUrl, event: undefined });
+  await server
+    .db('webhooks')
+    .where({ id: kept.webhook.id })
+    .update({
+      enabled: false,
+      disabled_reason: `every attempt failed for 5 d; the last: TLS certificate does not name the host ${'y'.repeat(80)}`,
+    });
+  await server.stores.deliveries.queuePing(kept.webhook.id, `msg_ping_${'z'.repeat(24)}`);
+  await page.goto(`${server.url}/account`);
+  await page.getByRole('link', { name: `Webhooks of ${first!.name}`, exact: true }).click();
+  await fits('webhooks');
+  await page.getByLabel(/^URL/).fill(`https://${'a'.repeat(60)}.example/not a url`);
+  await page.getByRole('checkbox', { name: /registrant\.updated/ }).check();
+  await page.getByLabel(/^Event/).fill('no-such-event-with-a-rather-long-slug-that-goes-on-and-on');
+  await page.getByRole('button', { name: 'Add webhook' }).click();
+  await page.getByRole('alert').waitFor();
+  await fits('webhooks, refused');
+  await page.getByLabel(/^URL/).fill(longUrl);
+  await page.getByLabel(/^Event/).fill('');
+  await page.getByRole('button', { name: 'Add webhook' }).click();
+  await page.locator('#webhook-secret').waitFor();
+  await fits('webhook secret');
+  await page.goto(`${server.url}/account/webhooks/${kept.webhook.id}`);
+  await fits('webhook deliveries');
+  await page
+    .getByRole('link', { name: `Delete webhook ${kept.webhook.id}` })
+    .first()
+    .click();
+  await page.getByRole('link', { name: 'Cancel' }).waitFor();
+  await fits('confirm webhook delete');
+});
+
 test('the sign-out pages', async () => {
   await page.goto(`${server.url}/session/end?client_id=${clientId}`);
   await page.getByRole('button', { name: 'Yes, sign me out' }).waitFor();
@@ -169,5 +205,5 @@ test('the password reset pages', async () => {
 });
 
 test('each page was measured', () => {
-  expect(measured).toHaveLength(20);
+  expect(measured).toHaveLength(25);
 });

@@ -13,7 +13,7 @@ h2{font-size:1.1rem;margin:2rem 0 .5rem}
 p{margin:.5rem 0}
 .muted{color:var(--muted)}
 label{display:block;font-weight:500;margin:1rem 0 .25rem}
-input[type=email],input[type=password],input[type=text],textarea{width:100%;padding:.6rem .7rem;border:1px solid var(--line);border-radius:.4rem;font:inherit}
+input[type=email],input[type=password],input[type=text],input[type=url],textarea{width:100%;padding:.6rem .7rem;border:1px solid var(--line);border-radius:.4rem;font:inherit}
 input:focus,textarea:focus,button:focus,a:focus{outline:3px solid #9bb4f5;outline-offset:1px}
 fieldset{border:0;padding:0;margin:1rem 0}
 legend{font-weight:600}
@@ -34,10 +34,13 @@ table{width:100%;border-collapse:collapse;margin:.5rem 0}
 th,td{text-align:left;padding:.5rem .4rem;border-top:1px solid var(--line);vertical-align:top}
 ul.plain{list-style:none;margin:0 0 .25rem;padding:0}
 .row-actions{display:flex;flex-direction:column;align-items:flex-start;gap:.5rem}
+table.tight th,table.tight strong,table.tight .button,table.tight button{overflow-wrap:normal}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 form.inline{display:inline}
 .radio{display:flex;gap:1.5rem}
 .radio label{font-weight:400;margin:0}
+.checks{display:flex;flex-direction:column;gap:.4rem;margin-top:.5rem}
+.checks label{font-weight:400;margin:0}
 dt{font-weight:600;margin-top:1rem}
 dd{margin:.25rem 0 0}
 @media (max-width:40rem){

@@ -1,8 +1,9 @@
 import type { Authorization } from '../../services/grant-service.js';
 import type { ClientAppRow, UserRow } from '../../stores/types.js';
 import { html, type SafeHtml } from '../../http/pages/html.js';
-import { accountHref } from '../../http/paths.js';
+import { accountHref, appWebhooksHref } from '../../http/paths.js';
 import { alert, csrfField, layout, signInForm, type Page } from '../../http/pages/layout.js';
+import { confirmPage, linkButton, notice, postButton } from './page-parts.js';
 
 export function accountLoginPage(input: { csrf: string; error?: string; email?: string }): Page {
   return layout(
@@ -12,15 +13,6 @@ export function accountLoginPage(input: { csrf: string; error?: string; email?: 
       ${alert(input.error)} ${signInForm(accountHref('/login'), input.csrf, input.email)}`,
   );
 }
-
-const postButton = (action: string, csrf: string, label: string, kind = 'secondary') =>
-  html`<form class="inline" method="post" action="${action}">
-    ${csrfField(csrf)}<button type="submit" class="${kind}">${label}</button>
-  </form>`;
-
-/** A link that looks like a button: the first step of an action, a page to confirm or fill in. */
-const linkButton = (href: string, label: string, kind = 'secondary') =>
-  html`<a class="button ${kind}" href="${href}">${label}</a>`;
 
 const appPath = (app: ClientAppRow, action: AppAction | 'edit') => accountHref(`/apps/${app.id}/${action}`);
 
@@ -59,6 +51,10 @@ function appsTable(apps: ClientAppRow[]) {
             </td>
             <td data-label="Actions">
               <div class="row-actions">
+                ${linkButton(
+                  appWebhooksHref(app.id),
+                  html`Webhooks<span class="visually-hidden"> of ${app.name}</span>`,
+                )}
                 ${app.clientSecretHash ? linkButton(appPath(app, 'secret'), 'New client secret') : ''}
                 ${linkButton(appPath(app, 'token'), 'New app token')}
                 ${linkButton(appPath(app, 'delete'), `Delete ${app.name}`, 'danger')}
@@ -115,7 +111,7 @@ export function dashboardPage(input: {
       <p class="muted">
         Signed in as ${input.user.email ?? input.user.uid}. ${postButton(accountHref('/logout'), csrf, 'Sign out')}
       </p>
-      ${alert(input.error)} ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
+      ${alert(input.error)} ${notice(input.notice)}
       <h2>Your apps</h2>
       ${appsTable(input.apps)}
       <h2>Register an app</h2>
@@ -200,29 +196,6 @@ const APP_ACTIONS: Record<
       it is configured with the new secret, which is shown once.`,
   },
 };
-
-/** The confirmation step of a destructive action: what will be lost, and the form that really does it. */
-function confirmPage(input: {
-  title: string;
-  loses: (service: string) => SafeHtml;
-  action: string;
-  button: string;
-  csrf: string;
-}): Page {
-  return layout(
-    input.title,
-    (service) =>
-      html`<h1>${input.title}</h1>
-        <p class="alert" role="alert">${input.loses(service)}</p>
-        <form method="post" action="${input.action}">
-          ${csrfField(input.csrf)}<input type="hidden" name="confirm" value="yes" />
-          <div class="actions">
-            <button type="submit" class="danger">${input.button}</button>
-            ${linkButton(accountHref(), 'Cancel')}
-          </div>
-        </form>`,
-  );
-}
 
 export function confirmAppActionPage(input: { app: ClientAppRow; action: AppAction; csrf: string }): Page {
   const { app, action } = input;
