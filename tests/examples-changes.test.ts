@@ -285,12 +285,15 @@ describe('examples/webhook-receiver: Standard Webhooks signatures checked, each 
     expect(printed).toEqual([]);
   });
 
-  test('no signature headers, or a GET: refused, nothing printed', async () => {
+  test('no signature headers, a GET, a body too large: refused, nothing printed', async () => {
     const body = await deliveryBody();
     expect((await post(body, {})).status).toBe(400);
     const { 'webhook-signature': _dropped, ...unsigned } = webhookHeaders(secret, 'msg_unsigned', new Date(), body);
     expect((await post(body, { ...unsigned })).status).toBe(400);
     expect((await fetch(receiver.url)).status).toBe(405);
+    // Roster's bodies are a few hundred bytes: one over 64 KB is not read to the end.
+    const huge = JSON.stringify({ type: 'registration.created', data: { padding: 'x'.repeat(70_000) } });
+    expect((await post(huge, { ...webhookHeaders(secret, 'msg_huge', new Date(), huge) })).status).toBe(413);
     expect(printed).toEqual([]);
   });
 
