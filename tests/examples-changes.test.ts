@@ -61,7 +61,9 @@ async function syncOnce(slug: string, file: string, beforeAnswer?: (operation: s
   const realFetch = globalThis.fetch;
   // The client's own requests, seen on their way: which operation, and a write slipped in after one of them.
   globalThis.fetch = async (input, init) => {
-    const operation = /query (\w+)/.exec(JSON.parse(String(init?.body)).query as string)?.[1] ?? '?';
+    // The example sends its body as a JSON string.
+    const { query } = JSON.parse(init?.body as string) as { query: string };
+    const operation = /query (\w+)/.exec(query)?.[1] ?? '?';
     operations.push(operation);
     const res = await realFetch(input, init);
     await beforeAnswer?.(operation);
