@@ -12,6 +12,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import pg from 'pg';
 import { createDb } from '../dist/stores/database.js';
 import { AS_SHIPPED, DB_NAME, PG, post, startServer, stop } from './harness.mjs';
+import { clusterCpuMs, cpuMs, postmasterPid } from './proc.mjs';
 
 const REGISTRATIONS = Number(process.env.BENCH_IMPORT_REGISTRATIONS ?? 1_000_000);
 const IMPORT_ROUNDS = Number(process.env.BENCH_IMPORT_ROUNDS ?? 3);
@@ -41,6 +42,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 const fmt = (n, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const signed = (n) => `${n < 0 ? '−' : '+'}${fmt(Math.abs(n), 1)}`;
 
 /** The URL of this benchmark's own database `name`: a file in /tmp, or a database of the throwaway cluster. */
 function databaseUrl(name) {
@@ -78,9 +80,16 @@ function peakRssMb(pid) {
   }
 }
 
+/** CPU time (user + system, ms) of this process's children that have ended: the CLI runs, once each is reaped. */
+function reapedChildrenCpuMs() {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10; // Linux ticks are 10 ms
+}
+
 /** Runs the built CLI as an operator does (production, the image's NODE_OPTIONS): its stdout, wall time, peak RSS. */
 function roster(databaseUrl, args) {
   const started = performance.now();
+  const cpuBefore = reapedChildrenCpuMs();
   const child = spawn(process.execPath, [CLI, ...args], {
     env: {
       ...process.env,
@@ -103,7 +112,7 @@ function roster(databaseUrl, args) {
       clearInterval(sampler);
       const seconds = (performance.now() - started) / 1000;
       if (code !== 0) reject(new Error(`roster ${args.join(' ')} exited with ${code}: ${stderr.slice(0, 500)}`));
-      else resolve({ stdout, seconds, peakRssMb: rss });
+      else resolve({ stdout, seconds, cpuSeconds: (reapedChildrenCpuMs() - cpuBefore) / 1000, peakRssMb: rss });
     });
   });
 }
@@ -141,11 +150,15 @@ const VARIANTS = {
 };
 
 /** One import into a fresh database: migrate, (drop the triggers), then `roster import FILE` timed. */
-async function importOnce(variant, file) {
+async function importOnce(variant, file, postmaster) {
   const url = await freshDatabase('import');
   await roster(url, ['migrate', '--json']);
   if (variant === 'dropped') await dropChangeLogTriggers(url);
+  const dbCpuBefore = postmaster && clusterCpuMs(postmaster);
   const run = await roster(url, ['import', file, '--json']);
+  // The backend's CPU reaches the postmaster's reaped children once it has exited.
+  if (postmaster) await new Promise((resolve) => setTimeout(resolve, 500));
+  const dbCpuSeconds = postmaster ? (clusterCpuMs(postmaster) - dbCpuBefore) / 1000 : null;
   const counts = JSON.parse(run.stdout);
   if (counts.registrations !== REGISTRATIONS)
     throw new Error(`imported ${run.stdout}, not ${REGISTRATIONS} registrations`);
@@ -153,7 +166,7 @@ async function importOnce(variant, file) {
   const changes = await countRows(url, 'changes');
   const expected = variant === 'shipped' ? EVENTS + REGISTRATIONS : 0;
   if (changes !== expected) throw new Error(`${variant}: ${changes} changes recorded, not ${expected}`);
-  return { seconds: run.seconds, peakRssMb: run.peakRssMb, changes };
+  return { seconds: run.seconds, cpuSeconds: run.cpuSeconds, dbCpuSeconds, peakRssMb: run.peakRssMb, changes };
 }
 
 async function importCost() {
@@ -162,14 +175,18 @@ async function importCost() {
   const shape = ['--events', EVENTS, '--registrations', REGISTRATIONS, '--users', USERS].map(String);
   execFileSync(process.execPath, [generate, ...shape, '--out', file]);
   console.log(`import: ${fmt(USERS)} users, ${fmt(EVENTS)} events, ${fmt(REGISTRATIONS)} registrations`);
+  const postmaster = PG ? await postmasterPid(process.env.TEST_DATABASE_URL) : null;
   const runs = { shipped: [], dropped: [] };
   for (let round = 1; round <= IMPORT_ROUNDS; round += 1) {
     // Alternating, and each round in the other order: a drift of the machine falls on both alike.
     const order = round % 2 ? ['shipped', 'dropped'] : ['dropped', 'shipped'];
     for (const variant of order) {
-      const r = await importOnce(variant, file);
+      const r = await importOnce(variant, file, postmaster);
       runs[variant].push(r);
-      console.log(`round ${round}/${IMPORT_ROUNDS} import, ${VARIANTS[variant]}: ${fmt(r.seconds, 1)} s`);
+      const db = PG ? `, PostgreSQL ${fmt(r.dbCpuSeconds, 1)} s CPU` : '';
+      console.log(
+        `round ${round}/${IMPORT_ROUNDS} import, ${VARIANTS[variant]}: ${fmt(r.seconds, 1)} s (CLI ${fmt(r.cpuSeconds, 1)} s CPU${db})`,
+      );
     }
   }
   rmSync(file, { force: true });
@@ -182,6 +199,8 @@ async function importCost() {
           min: Math.min(...seconds),
           median: median(seconds),
           max: Math.max(...seconds),
+          cpuSeconds: median(r.map((x) => x.cpuSeconds)),
+          dbCpuSeconds: PG ? median(r.map((x) => x.dbCpuSeconds)) : null,
           peakRssMb: Math.max(...r.map((x) => x.peakRssMb)),
           changes: r[0].changes,
         },
@@ -274,7 +293,10 @@ async function feedPageTime() {
   const logged = await countRows(url, 'changes');
   console.log(`feed: ${fmt(logged)} changes in the log, ${FEED_EVENTS} events`);
 
+  const postmaster = PG ? await postmasterPid(url) : null;
   const times = Object.fromEntries(WALKS.map((w) => [w.key, []]));
+  // Per round: the server's CPU (and PostgreSQL's) per page of each walk, steadier than the time on a busy machine.
+  const cpu = Object.fromEntries(WALKS.map((w) => [w.key, { server: [], db: [] }]));
   for (let round = 1; round <= FEED_ROUNDS; round += 1) {
     // A fresh server each round: no answer of a round before is replayed.
     const { child, url: server } = await startServer(here('servers/roster.mjs'), { ...AS_SHIPPED, DATABASE_URL: url });
@@ -282,7 +304,10 @@ async function feedPageTime() {
       // Warm-up with another page size: its answers are never the ones measured.
       await walk(server, token, { first: 99, maxPages: 100 });
       for (const w of WALKS) {
+        const [cpuBefore, dbBefore] = [cpuMs(child.pid), postmaster && clusterCpuMs(postmaster)];
         const { ms, changes } = await walk(server, token, w);
+        cpu[w.key].server.push((cpuMs(child.pid) - cpuBefore) / ms.length);
+        if (postmaster) cpu[w.key].db.push((clusterCpuMs(postmaster) - dbBefore) / ms.length);
         if (changes !== w.expected) throw new Error(`${w.title}: ${changes} changes seen, not ${w.expected}`);
         times[w.key].push(...ms);
         console.log(
@@ -300,8 +325,10 @@ async function feedPageTime() {
     median: median(times[w.key]),
     p95: percentile(times[w.key], 95),
     max: Math.max(...times[w.key]),
+    serverCpuMs: median(cpu[w.key].server),
+    dbCpuMs: PG ? median(cpu[w.key].db) : null,
   }));
-  return { changes: logged, events: FEED_EVENTS, rounds: FEED_ROUNDS, summary, times };
+  return { changes: logged, events: FEED_EVENTS, rounds: FEED_ROUNDS, summary, times, cpu };
 }
 
 function markdown(report) {
@@ -312,22 +339,22 @@ function markdown(report) {
     '',
     `**Import** (\`roster import\`, built CLI, a fresh database each run): ${fmt(imp.users)} users, ${fmt(imp.events)} events, ${fmt(imp.registrations)} registrations; ${imp.rounds} alternating rounds`,
     '',
-    '| change log | min s | median s | max s | peak RSS MB | changes recorded |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    `| change log | min s | median s | max s | CLI CPU s |${PG ? ' PostgreSQL CPU s |' : ''} peak RSS MB | changes recorded |`,
+    `| --- | ---: | ---: | ---: | ---: |${PG ? ' ---: |' : ''} ---: | ---: |`,
     ...Object.entries(imp.summary).map(
       ([variant, s]) =>
-        `| ${VARIANTS[variant]} | ${fmt(s.min, 1)} | ${fmt(s.median, 1)} | ${fmt(s.max, 1)} | ${fmt(s.peakRssMb)} | ${fmt(s.changes)} |`,
+        `| ${VARIANTS[variant]} | ${fmt(s.min, 1)} | ${fmt(s.median, 1)} | ${fmt(s.max, 1)} | ${fmt(s.cpuSeconds, 1)} |${PG ? ` ${fmt(s.dbCpuSeconds, 1)} |` : ''} ${fmt(s.peakRssMb)} | ${fmt(s.changes)} |`,
     ),
     '',
-    `Recording the changes: × ${fmt(shipped.median / dropped.median, 2)} the import's time (medians; +${fmt(shipped.median - dropped.median, 1)} s).`,
+    `Recording the changes: × ${fmt(shipped.median / dropped.median, 2)} the import's time (medians; ${signed(shipped.median - dropped.median)} s); × ${fmt(shipped.cpuSeconds / dropped.cpuSeconds, 2)} the CLI's CPU${PG ? `, × ${fmt(shipped.dbCpuSeconds / dropped.dbCpuSeconds, 2)} PostgreSQL's` : ''}.`,
     '',
     `**Feed pages** (HTTP, built server, an organizer's user token): a log of ${fmt(feed.changes)} changes over ${feed.events} events; ${feed.rounds} rounds, a fresh server each`,
     '',
-    '| pages | pages per walk | changes | median ms | p95 ms | max ms |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    `| pages | pages per walk | changes | median ms | p95 ms | max ms | server CPU ms/page |${PG ? ' PostgreSQL CPU ms/page |' : ''}`,
+    `| --- | ---: | ---: | ---: | ---: | ---: | ---: |${PG ? ' ---: |' : ''}`,
     ...feed.summary.map(
       (s) =>
-        `| ${s.title} | ${fmt(s.pages)} | ${fmt(s.changes)} | ${fmt(s.median, 2)} | ${fmt(s.p95, 2)} | ${fmt(s.max, 1)} |`,
+        `| ${s.title} | ${fmt(s.pages)} | ${fmt(s.changes)} | ${fmt(s.median, 2)} | ${fmt(s.p95, 2)} | ${fmt(s.max, 1)} | ${fmt(s.serverCpuMs, 2)} |${PG ? ` ${fmt(s.dbCpuMs, 2)} |` : ''}`,
     ),
     '',
   ].join('\n');
