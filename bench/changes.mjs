@@ -245,7 +245,7 @@ async function walk(url, token, { first, event = null, maxPages = Infinity }) {
     const started = performance.now();
     const res = await post(url, token, body);
     const text = await res.text();
-    ms.push(performance.now() - started);
+    ms.push(Math.round((performance.now() - started) * 100) / 100); // to 10 µs
     const json = JSON.parse(text);
     if (res.status !== 200 || json.errors) throw new Error(`feed page: ${res.status} ${text.slice(0, 300)}`);
     const page = json.data.changes;
