@@ -4,6 +4,21 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** What a change did. */
+export type ChangeType =
+  /** An event was created. */
+  | 'EVENT_CREATED'
+  /** An event was deleted. */
+  | 'EVENT_DELETED'
+  /** An event's name, times, time zone, visibility or organizers changed. */
+  | 'EVENT_UPDATED'
+  /** A registrant's name, email, email_verified or activation state changed (once per event they are registered for). */
+  | 'REGISTRANT_UPDATED'
+  /** A registration was added. */
+  | 'REGISTRATION_CREATED'
+  /** A registration was removed. */
+  | 'REGISTRATION_DELETED';
+
 /** Who may see an event. */
 export type EventVisibility =
   /** Only the event's organizers (and apps owned by one) see the event; to anyone else it does not exist. */
@@ -25,6 +40,29 @@ export type EventsPageQueryVariables = Exact<{
 
 
 export type EventsPageQuery = { events: { nodes: Array<{ slug: string, name: string, visibility: EventVisibility, startsAt: string | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type ChangesHeadQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ChangesHeadQuery = { changes: { pageInfo: { endCursor: string } } };
+
+export type RegistrationsPageQueryVariables = Exact<{
+  slug: string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type RegistrationsPageQuery = { event: { registrations: { nodes: Array<{ id: string, createdAt: string, registrant: { id: string, name: string, email: string | null, activationState: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } | null } | null };
+
+export type EventChangesQueryVariables = Exact<{
+  event: string;
+  after?: string | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type EventChangesQuery = { changes: { nodes: Array<{ cursor: string, type: ChangeType, registration: { id: string, createdAt: string, registrant: { id: string, name: string, email: string | null, activationState: string } } | null, registrant: { id: string, name: string, email: string | null, activationState: string } | null }>, pageInfo: { endCursor: string, hasNextPage: boolean } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -76,3 +114,69 @@ export const EventsPageDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<EventsPageQuery, EventsPageQueryVariables>;
+export const ChangesHeadDocument = new TypedDocumentString(`
+    query ChangesHead {
+  changes(first: 0) {
+    pageInfo {
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ChangesHeadQuery, ChangesHeadQueryVariables>;
+export const RegistrationsPageDocument = new TypedDocumentString(`
+    query RegistrationsPage($slug: String!, $first: Int, $after: String) {
+  event(slug: $slug) {
+    registrations(first: $first, after: $after) {
+      nodes {
+        id
+        createdAt
+        registrant {
+          id
+          name
+          email
+          activationState
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<RegistrationsPageQuery, RegistrationsPageQueryVariables>;
+export const EventChangesDocument = new TypedDocumentString(`
+    query EventChanges($event: String!, $after: String, $first: Int) {
+  changes(
+    event: $event
+    after: $after
+    first: $first
+    types: [REGISTRATION_CREATED, REGISTRATION_DELETED, REGISTRANT_UPDATED, EVENT_DELETED]
+  ) {
+    nodes {
+      cursor
+      type
+      registration {
+        id
+        createdAt
+        registrant {
+          id
+          name
+          email
+          activationState
+        }
+      }
+      registrant {
+        id
+        name
+        email
+        activationState
+      }
+    }
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EventChangesQuery, EventChangesQueryVariables>;
