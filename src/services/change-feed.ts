@@ -55,8 +55,10 @@ export class ChangeFeed {
     // A prune that committed meanwhile may have taken some of them: refuse rather than skip them.
     if (start < (await this.stores.changes.prunedThrough())) throw new ChangesExpired(this.retentionDays);
     const shown: ChangeRow[] = [];
-    for (const row of rows) {
-      if (!(await visible(access, row))) continue;
+    // Asked together, so the viewer's lookups (events, organizers) are batched into one query each.
+    const visibility = await Promise.all(rows.map((row) => visible(access, row)));
+    for (const [i, row] of rows.entries()) {
+      if (!visibility[i]) continue;
       shown.push(row);
       if (shown.length === first)
         return { changes: shown, endPosition: row.position, hasNextPage: row.position < head };

@@ -23,6 +23,7 @@ beforeAll(async () => {
       '20261125000000_app_edits_keep_answers',
       '20261126000000_event_location',
       '20261126010000_change_log',
+      '20261127000000_webhooks',
     ],
   });
   db = createDb(database.url);
