@@ -1,0 +1,87 @@
+import type { ServerResponse } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import type { Services } from '../../src/services/services.js';
+import type { WebhookPayload } from '../../src/services/webhook-delivery.js';
+import type { Stores } from '../../src/stores/stores.js';
+import type { AttemptRow, DeliveryRow } from '../../src/stores/webhook-store.js';
+import { startReceiver, type Received, type Receiver } from './receivers.js';
+import { until } from './wait.js';
+
+// Webhook tests' shared pieces: a receiver whose answers a test steers, the signature checked as a receiver
+// checks it, and a webhook's deliveries read back.
+
+/** How a hook receiver answers one request: a status, a redirect, or not at all until released. */
+export type Answer = number | 'hold' | { status: number; headers: Record<string, string> };
+
+export interface HookReceiver extends Receiver {
+  /** Decides each request's answer from the request and how many came before it; the test may swap it. */
+  answer: (req: Received, index: number) => Answer;
+  /** Responses held open ('hold'), oldest first. */
+  held: ServerResponse[];
+  /** Answers every held response with `status`. */
+  releaseHeld(status?: number): void;
+  /** The `webhook-id` of every request received, in order. */
+  ids(): string[];
+}
+
+/** A receiver on a loopback port that answers as `answer` says (204 by default). */
+export async function hookReceiver(answer: HookReceiver['answer'] = () => 204): Promise<HookReceiver> {
+  let index = 0;
+  const held: ServerResponse[] = [];
+  const self: { answer: HookReceiver['answer'] } = { answer };
+  const receiver = await startReceiver((req, res, body) => {
+    const said = self.answer({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body }, index++);
+    if (said === 'hold') return void held.push(res);
+    if (typeof said === 'number') return void res.writeHead(said).end();
+    res.writeHead(said.status, said.headers).end();
+  });
+  return Object.assign(receiver, {
+    get answer() {
+      return self.answer;
+    },
+    set answer(next: HookReceiver['answer']) {
+      self.answer = next;
+    },
+    held,
+    releaseHeld(status = 204) {
+      for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(status).end();
+    },
+    ids: () => receiver.received.map((r) => String(r.headers['webhook-id'])),
+  });
+}
+
+/** The payload of a received delivery, its signature verified with `standardwebhooks` (throws when it fails). */
+export function verified(secret: string, received: Received): WebhookPayload {
+  return new Webhook(secret).verify(received.body, received.headers as Record<string, string>) as WebhookPayload;
+}
+
+/** The row id of an app, by its client id. */
+export async function appIdOf(stores: Stores, clientId: string): Promise<number> {
+  return (await stores.apps.findByClientId(clientId))!.id;
+}
+
+/** A webhook's deliveries (newest first) and attempts (newest first), as its owner is shown them. */
+export function history(
+  services: Services,
+  webhookId: number,
+): Promise<{ deliveries: DeliveryRow[]; attempts: AttemptRow[] }> {
+  return services.webhooks.history(webhookId);
+}
+
+/** Waits until the webhook has `count` deliveries and none of them is pending; returns them, oldest first. */
+export async function settled(
+  services: Services,
+  webhookId: number,
+  count: number,
+  ms = 10_000,
+): Promise<DeliveryRow[]> {
+  let rows: DeliveryRow[] = [];
+  const done = async () => {
+    rows = (await history(services, webhookId)).deliveries;
+    return rows.length === count && rows.every((d) => d.state !== 'pending');
+  };
+  await until(done, `webhook ${webhookId}: ${count} deliveries settled`, ms).catch((err: Error) => {
+    throw new Error(`${err.message} (they are: ${rows.map((d) => d.state).join(', ') || 'none'})`);
+  });
+  return rows.reverse();
+}
