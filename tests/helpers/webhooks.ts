@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { CHANGE_CURSOR_PREFIX } from '../../src/lib/ids.js';
 import type { Services } from '../../src/services/services.js';
 import type { WebhookPayload } from '../../src/services/webhook-delivery.js';
 import type { Stores } from '../../src/stores/stores.js';
@@ -28,25 +29,28 @@ export interface HookReceiver extends Receiver {
 export async function hookReceiver(answer: HookReceiver['answer'] = () => 204): Promise<HookReceiver> {
   let index = 0;
   const held: ServerResponse[] = [];
-  const self: { answer: HookReceiver['answer'] } = { answer };
+  // Read at each request: a test that assigns `answer` changes how the next requests are answered.
+  const steering = { answer };
   const receiver = await startReceiver((req, res, body) => {
-    const said = self.answer({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body }, index++);
+    const said = steering.answer(
+      { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body },
+      index++,
+    );
     if (said === 'hold') return void held.push(res);
     if (typeof said === 'number') return void res.writeHead(said).end();
     res.writeHead(said.status, said.headers).end();
   });
-  return Object.assign(receiver, {
-    get answer() {
-      return self.answer;
-    },
-    set answer(next: HookReceiver['answer']) {
-      self.answer = next;
-    },
+  const hook = Object.assign(receiver, {
+    answer,
     held,
     releaseHeld(status = 204) {
       for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(status).end();
     },
     ids: () => receiver.received.map((r) => String(r.headers['webhook-id'])),
+  });
+  return Object.defineProperty(hook, 'answer', {
+    get: () => steering.answer,
+    set: (next: HookReceiver['answer']) => (steering.answer = next),
   });
 }
 
@@ -54,6 +58,10 @@ export async function hookReceiver(answer: HookReceiver['answer'] = () => 204): 
 export function verified(secret: string, received: Received): WebhookPayload {
   return new Webhook(secret).verify(received.body, received.headers as Record<string, string>) as WebhookPayload;
 }
+
+/** The change log position a change cursor (a payload's `data.cursor`) names. */
+export const changePosition = (cursor: string): number =>
+  Number(Buffer.from(cursor, 'base64url').toString().slice(CHANGE_CURSOR_PREFIX.length));
 
 /** The row id of an app, by its client id. */
 export async function appIdOf(stores: Stores, clientId: string): Promise<number> {
