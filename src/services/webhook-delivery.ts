@@ -51,7 +51,9 @@ const ms = (n: number): string =>
     ? `${n / 86_400_000} d`
     : n % 3_600_000 === 0
       ? `${n / 3_600_000} h`
-      : `${Math.round(n / 60_000)} min`;
+      : n % 60_000 === 0
+        ? `${n / 60_000} min`
+        : `${Math.round(n / 1000)} s`;
 
 /** The deliveries' side of webhooks: which are due, what each says, and what an attempt's end means. */
 export class WebhookDelivery {
