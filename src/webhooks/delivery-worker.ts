@@ -32,7 +32,8 @@ export function startDeliveryWorker(o: WorkerOptions) {
   const inFlight = new Map<number, { claim: ClaimedDelivery; done: Promise<void> }>();
   let timer: NodeJS.Timeout | undefined;
   let stopping = false;
-  let ticking = false;
+  /** The claim under way, if any: stop() waits for it. */
+  let ticking: Promise<void> | undefined;
 
   const schedule = (ms: number) => {
     if (stopping) return;
@@ -41,13 +42,19 @@ export function startDeliveryWorker(o: WorkerOptions) {
     timer.unref();
   };
 
-  async function tick(): Promise<void> {
-    if (stopping || ticking) return;
-    ticking = true;
+  function tick(): Promise<void> {
+    if (stopping || ticking) return Promise.resolve();
+    ticking = claimAndSend().finally(() => (ticking = undefined));
+    return ticking;
+  }
+
+  async function claimAndSend(): Promise<void> {
     let again = POLL_MS;
     try {
       const room = o.concurrency - inFlight.size;
       const claims = room > 0 ? await o.deliveries.claim(room, PER_WEBHOOK, LEASE_MS) : [];
+      // Stopped while claiming: what was taken goes back unattempted, for this instance's next start or another.
+      if (stopping) return await release(claims);
       for (const claim of claims) {
         const done = run(claim).finally(() => {
           inFlight.delete(claim.id);
@@ -59,10 +66,15 @@ export function startDeliveryWorker(o: WorkerOptions) {
       if (claims.length && claims.length === room) again = 0;
     } catch (err) {
       o.logger.warn({ err }, 'webhook deliveries not claimed');
-    } finally {
-      ticking = false;
     }
     schedule(again);
+  }
+
+  async function release(claims: readonly ClaimedDelivery[]): Promise<void> {
+    if (!claims.length) return;
+    await o.deliveries.release(claims).catch((err: unknown) => {
+      o.logger.warn({ err }, 'webhook deliveries not released; their leases run out instead');
+    });
   }
 
   async function run(claim: ClaimedDelivery): Promise<void> {
@@ -108,16 +120,13 @@ export function startDeliveryWorker(o: WorkerOptions) {
     async stop(): Promise<void> {
       stopping = true;
       clearTimeout(timer);
+      // A claim under way first: it releases what it took rather than sending it.
+      await ticking;
       const all = Promise.all([...inFlight.values()].map((f) => f.done));
       let grace: NodeJS.Timeout | undefined;
       await Promise.race([all, new Promise((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
       clearTimeout(grace);
-      const unfinished = [...inFlight.values()].map((f) => f.claim);
-      if (unfinished.length) {
-        await o.deliveries.release(unfinished).catch((err: unknown) => {
-          o.logger.warn({ err }, 'webhook deliveries not released; their leases run out instead');
-        });
-      }
+      await release([...inFlight.values()].map((f) => f.claim));
     },
   };
 }
