@@ -1,10 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { loadConfig } from '../../src/config.js';
 import { CHANGE_CURSOR_PREFIX } from '../../src/lib/ids.js';
-import type { Services } from '../../src/services/services.js';
+import { createServices, type Services } from '../../src/services/services.js';
 import type { WebhookPayload } from '../../src/services/webhook-delivery.js';
-import type { Stores } from '../../src/stores/stores.js';
+import { createDb, migrate, type Db } from '../../src/stores/database.js';
+import { createStores, type Stores } from '../../src/stores/stores.js';
+import type { EventRow, UserRow } from '../../src/stores/types.js';
 import type { AttemptRow, DeliveryRow } from '../../src/stores/webhook-store.js';
+import { validateWebhookUrl } from '../../src/webhooks/webhook-url.js';
+import { freshDatabase } from './harness.js';
 import { startReceiver, type Received, type Receiver } from './receivers.js';
 import { until } from './wait.js';
 
@@ -23,15 +28,19 @@ export interface HookReceiver extends Receiver {
   releaseHeld(status?: number): void;
   /** The `webhook-id` of every request received, in order. */
   ids(): string[];
+  /** When each request had arrived in full (ms since the epoch), in order. */
+  at: number[];
 }
 
 /** A receiver on a loopback port that answers as `answer` says (204 by default). */
 export async function hookReceiver(answer: HookReceiver['answer'] = () => 204): Promise<HookReceiver> {
   let index = 0;
   const held: ServerResponse[] = [];
+  const at: number[] = [];
   // Read at each request: a test that assigns `answer` changes how the next requests are answered.
   const steering = { answer };
   const receiver = await startReceiver((req, res, body) => {
+    at.push(Date.now());
     const said = steering.answer(
       { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body },
       index++,
@@ -43,6 +52,7 @@ export async function hookReceiver(answer: HookReceiver['answer'] = () => 204): 
   const hook = Object.assign(receiver, {
     answer,
     held,
+    at,
     releaseHeld(status = 204) {
       for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(status).end();
     },
@@ -92,4 +102,58 @@ export async function settled(
     throw new Error(`${err.message} (they are: ${rows.map((d) => d.state).join(', ') || 'none'})`);
   });
   return rows.reverse();
+}
+
+/** A database a real server process is started on, its services built here too; closed and dropped by close(). */
+export interface SeededDatabase {
+  url: string;
+  db: Db;
+  stores: Stores;
+  services: Services;
+  /** The organizer of `event`, owner of the app `appId`. */
+  organizer: UserRow;
+  event: EventRow;
+  appId: number;
+  /** Registers a new user (named `name`, no email) for `event`. */
+  register(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A fresh, migrated database with an organizer, their event and their app: for servers run as processes. */
+export async function seededDatabase(): Promise<SeededDatabase> {
+  const database = await freshDatabase();
+  const db = createDb(database.url);
+  await migrate(db);
+  const stores = createStores(db);
+  const services = createServices(stores, loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url }, false), {
+    validateWebhookUrl: (url) => validateWebhookUrl(url, { production: false }),
+  });
+  const organizer = await stores.users.create({ email: 'process.org@example.com', name: 'Process Organizer' });
+  const event = await stores.events.create({
+    slug: 'process-event',
+    name: 'Process Event',
+    organizerIds: [organizer.id],
+  });
+  const { app } = await stores.apps.create({
+    ownerId: organizer.id,
+    name: 'Hooked',
+    redirectUris: ['https://h.example/cb'],
+  });
+  return {
+    url: database.url,
+    db,
+    stores,
+    services,
+    organizer,
+    event,
+    appId: app.id,
+    async register(name) {
+      const user = await stores.users.create({ name });
+      await stores.registrations.create(event.id, user.id);
+    },
+    async close() {
+      await db.destroy();
+      await database.drop();
+    },
+  };
 }
