@@ -31,30 +31,52 @@ export interface WorkerOptions {
 export function startDeliveryWorker(o: WorkerOptions) {
   const inFlight = new Map<number, { claim: ClaimedDelivery; done: Promise<void> }>();
   let timer: NodeJS.Timeout | undefined;
+  /** When the timer fires: a later look never replaces a sooner one. */
+  let timerAt = Infinity;
   let stopping = false;
   /** The claim under way, if any: stop() waits for it. */
   let ticking: Promise<void> | undefined;
+  /** A look was asked for while a claim was under way (a slot freed, a nudge): look again once it ends. */
+  let lookAgain = false;
 
   const schedule = (ms: number) => {
     if (stopping) return;
+    const at = Date.now() + ms;
+    if (timer && timerAt <= at) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void tick(), ms);
+    timerAt = at;
+    timer = setTimeout(() => {
+      timer = undefined;
+      timerAt = Infinity;
+      void tick();
+    }, ms);
     timer.unref();
   };
 
   function tick(): Promise<void> {
-    if (stopping || ticking) return Promise.resolve();
-    ticking = claimAndSend().finally(() => (ticking = undefined));
+    if (stopping) return Promise.resolve();
+    if (ticking) {
+      lookAgain = true;
+      return ticking;
+    }
+    lookAgain = false;
+    ticking = claimAndSend().then((again) => {
+      ticking = undefined;
+      schedule(lookAgain ? 0 : again);
+    });
     return ticking;
   }
 
-  async function claimAndSend(): Promise<void> {
-    let again = POLL_MS;
+  /** Claims what there is room for and starts sending it; returns when to look again. */
+  async function claimAndSend(): Promise<number> {
     try {
       const room = o.concurrency - inFlight.size;
       const claims = room > 0 ? await o.deliveries.claim(room, PER_WEBHOOK, LEASE_MS) : [];
       // Stopped while claiming: what was taken goes back unattempted, for this instance's next start or another.
-      if (stopping) return await release(claims);
+      if (stopping) {
+        await release(claims);
+        return POLL_MS;
+      }
       for (const claim of claims) {
         const done = run(claim).finally(() => {
           inFlight.delete(claim.id);
@@ -63,11 +85,11 @@ export function startDeliveryWorker(o: WorkerOptions) {
         });
         inFlight.set(claim.id, { claim, done });
       }
-      if (claims.length && claims.length === room) again = 0;
+      return claims.length && claims.length === room ? 0 : POLL_MS;
     } catch (err) {
       o.logger.warn({ err }, 'webhook deliveries not claimed');
+      return POLL_MS;
     }
-    schedule(again);
   }
 
   async function release(claims: readonly ClaimedDelivery[]): Promise<void> {

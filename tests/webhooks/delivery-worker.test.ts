@@ -76,3 +76,25 @@ test('an attempt under way that ends within the grace is written, not released; 
   expect(noted.completed).toEqual([7]);
   expect(noted.released).toEqual([]);
 });
+
+test('a nudge while a claim is under way is not lost: the worker looks again as soon as the claim ends', async () => {
+  const first = deferred<ClaimedDelivery[]>();
+  const { deliveries, noted } = fakeQueue([first.promise]);
+  const worker = startDeliveryWorker({
+    deliveries,
+    send: async () => ({ status: 204, durationMs: 1 }),
+    concurrency: 4,
+    logger,
+  });
+  try {
+    await until(() => noted.claimCalls === 1, 'the first claim');
+    // A redelivery queued here (or a slot freed) while the claim runs; the claim then finds nothing.
+    worker.nudge();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    first.resolve([]);
+    // Not the next poll (1 s): at once.
+    await until(() => noted.claimCalls === 2, 'a second claim', 300);
+  } finally {
+    await worker.stop();
+  }
+});
