@@ -91,24 +91,26 @@ export class DeliveryStore {
     return this.db.transaction(async (trx) => {
       const free = `d.state = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)`;
       const lock = isSqlite(trx) ? '' : 'FOR UPDATE OF d SKIP LOCKED';
+      // Each candidate set is computed once (MATERIALIZED): as a subquery of the locking SELECT, PostgreSQL
+      // re-ran it for every pending row, so a claim grew with the square of the backlog.
       const ids = (
         await trx.raw(
-          `SELECT d.id FROM webhook_deliveries d
-           WHERE ${free} AND d.id IN (
-             SELECT id FROM (
-               SELECT q.id, q.webhook_id,
-                 ROW_NUMBER() OVER (PARTITION BY q.webhook_id ORDER BY q.next_attempt_at, q.id) AS rn
-               FROM webhook_deliveries q JOIN webhooks w ON w.id = q.webhook_id AND w.enabled
-               WHERE q.state = 'pending' AND q.next_attempt_at <= ? AND (q.lease_until IS NULL OR q.lease_until < ?)
-             ) due
-             LEFT JOIN (
-               SELECT webhook_id, COUNT(*) AS held FROM webhook_deliveries
-               WHERE state = 'pending' AND lease_until >= ? GROUP BY webhook_id
-             ) h ON h.webhook_id = due.webhook_id
-             WHERE due.rn + COALESCE(h.held, 0) <= ?
+          `WITH due AS MATERIALIZED (
+             SELECT q.id, q.webhook_id,
+               ROW_NUMBER() OVER (PARTITION BY q.webhook_id ORDER BY q.next_attempt_at, q.id) AS rn
+             FROM webhook_deliveries q JOIN webhooks w ON w.id = q.webhook_id AND w.enabled
+             WHERE q.state = 'pending' AND q.next_attempt_at <= ? AND (q.lease_until IS NULL OR q.lease_until < ?)
+           ), held AS MATERIALIZED (
+             SELECT webhook_id, COUNT(*) AS n FROM webhook_deliveries
+             WHERE state = 'pending' AND lease_until >= ? GROUP BY webhook_id
+           ), room AS MATERIALIZED (
+             SELECT due.id FROM due LEFT JOIN held ON held.webhook_id = due.webhook_id
+             WHERE due.rn + COALESCE(held.n, 0) <= ?
            )
+           SELECT d.id FROM webhook_deliveries d JOIN room ON room.id = d.id
+           WHERE ${free}
            ORDER BY d.next_attempt_at, d.id LIMIT ? ${lock}`,
-          [now, now, now, now, now, perWebhook, limit],
+          [now, now, now, perWebhook, now, now, limit],
         )
       ).valueOf() as Raw[] | { rows: Raw[] };
       const picked = (Array.isArray(ids) ? ids : ids.rows).map((r) => Number(r.id));
