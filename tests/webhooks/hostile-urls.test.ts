@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { seal } from '../../src/lib/sealed-secret.js';
 import { newWebhookSecret } from '../../src/lib/webhook-signature.js';
 import { Conflict, InvalidInput } from '../../src/services/errors.js';
@@ -19,17 +20,23 @@ let otherAppId: number;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  server = await startServer({
-    NODE_ENV: 'production',
-    WEBHOOK_ALLOW_HOSTS: 'localhost',
-    MAX_WEBHOOKS_PER_APP: '3',
-    WEBHOOK_RETRY_SCHEDULE: '1h',
-    WEBHOOK_SECRETS_KEY: KEY.toString('base64'),
-  });
+  server = await startServer(
+    {
+      NODE_ENV: 'production',
+      WEBHOOK_ALLOW_HOSTS: 'localhost',
+      MAX_WEBHOOKS_PER_APP: '3',
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+      WEBHOOK_SECRETS_KEY: KEY.toString('base64'),
+    },
+    // Production logs at info by default: not into the test run's output.
+    { logger: pino({ level: 'silent' }) },
+  );
   const { users, events, apps } = server.stores;
   const owner = await users.create({ email: 'hostile.owner@example.com', name: 'Hostile Owner' });
   const stranger = await users.create({ name: 'Stranger' });
   await events.create({ slug: 'open-day', name: 'Open Day', organizerIds: [owner.id] });
+  // Webhooks created only to be refused or counted listen here: no change ever sends them anything.
+  await events.create({ slug: 'quiet', name: 'Quiet', organizerIds: [owner.id] });
   await events.create({ slug: 'secret-plan', name: 'Secret', visibility: 'private', organizerIds: [stranger.id] });
   appId = (await apps.create({ ownerId: owner.id, name: 'Hostile', redirectUris: ['https://h.example/cb'] })).app.id;
   otherAppId = (await apps.create({ ownerId: owner.id, name: 'Capped', redirectUris: ['https://c.example/cb'] })).app
@@ -65,7 +72,11 @@ test.each([
 
 test('a name that resolves to loopback is refused, unless WEBHOOK_ALLOW_HOSTS lists it', async () => {
   // `localhost` is listed for this server: accepted (https still required).
-  const { webhook, secret } = await server.services.webhooks.create({ appId, url: 'https://LOCALHOST:8443/hook' });
+  const { webhook, secret } = await server.services.webhooks.create({
+    appId,
+    url: 'https://LOCALHOST:8443/hook',
+    event: 'quiet',
+  });
   expect(webhook.url).toBe('https://localhost:8443/hook');
   expect(secret).toMatch(/^whsec_/);
   await expect(server.services.webhooks.create({ appId, url: 'http://localhost:8443/hook' })).rejects.toThrow(
@@ -83,8 +94,12 @@ test('a name that resolves to loopback is refused, unless WEBHOOK_ALLOW_HOSTS li
 });
 
 test('a public address is accepted', async () => {
-  const { webhook } = await server.services.webhooks.create({ appId, url: 'https://93.184.216.34/hook' });
-  expect(webhook).toMatchObject({ url: 'https://93.184.216.34/hook', enabled: true, types: null, eventSlug: null });
+  const { webhook } = await server.services.webhooks.create({
+    appId,
+    url: 'https://93.184.216.34/hook',
+    event: 'quiet',
+  });
+  expect(webhook).toMatchObject({ url: 'https://93.184.216.34/hook', enabled: true, types: null, eventSlug: 'quiet' });
   await server.services.webhooks.delete(webhook.id);
 });
 
@@ -113,7 +128,7 @@ test.each<[string, { types?: string[]; event?: string }, string]>([
 
 test('at most MAX_WEBHOOKS_PER_APP per app, also when created all at once', async () => {
   const create = (i: number) =>
-    server.services.webhooks.create({ appId: otherAppId, url: `https://93.184.216.34/hook-${i}` });
+    server.services.webhooks.create({ appId: otherAppId, url: `https://93.184.216.34/hook-${i}`, event: 'quiet' });
   const results = await Promise.allSettled([1, 2, 3, 4, 5, 6].map(create));
   expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
   const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
@@ -124,6 +139,7 @@ test('at most MAX_WEBHOOKS_PER_APP per app, also when created all at once', asyn
   }
   expect(await server.services.webhooks.list(otherAppId)).toHaveLength(3);
   await expect(create(7)).rejects.toThrow(Conflict);
+  for (const w of await server.services.webhooks.list(otherAppId)) await server.services.webhooks.delete(w.id);
 });
 
 test('a stored webhook whose address is refused is refused again at every delivery: no connection is made', async () => {

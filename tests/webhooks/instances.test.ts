@@ -66,7 +66,6 @@ test(`${REGISTRATIONS} registrations × ${WEBHOOKS} webhooks: every delivery mad
   const messageIds: string[] = await d.db('webhook_deliveries').pluck('message_id');
   expect(new Set(messageIds)).toEqual(new Set(seen.keys()));
   const shares = await Promise.all(instances.map(delivered));
-  console.log('SHARES', shares);
   expect(shares[0]! + shares[1]!).toBe(total);
   expect(Math.min(...shares)).toBeGreaterThan(0);
 }, 60_000);
