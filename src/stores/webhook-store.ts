@@ -1,4 +1,5 @@
 import type { Db } from './database.js';
+import { isSqlite } from './dialect.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'skipped';
 export type DeliveryKind = 'change' | 'ping';
@@ -125,6 +126,9 @@ export class WebhookStore {
   async create(w: NewWebhook, max: number, now = Date.now()): Promise<WebhookRow | undefined> {
     try {
       return await this.db.transaction(async (trx) => {
+        // PostgreSQL: creations for one app take turns (its row locked), so each counts the others' rows; on
+        // SQLite the insert takes the one write lock first.
+        if (!isSqlite(trx)) await trx('client_apps').where({ id: w.appId }).forNoKeyUpdate().first('id');
         const [row] = await trx('webhooks')
           .insert({
             app_id: w.appId,
@@ -136,7 +140,7 @@ export class WebhookStore {
             updated_at: now,
           })
           .returning('*');
-        // Counted after the insert, in its transaction: two concurrent creations cannot both pass the cap.
+        // Counted after the insert, in its transaction: concurrent creations cannot pass the cap together.
         const count = await trx('webhooks').where({ app_id: w.appId }).count({ n: '*' }).first();
         if (Number(count?.n ?? 0) > max) throw new OverTheCap();
         return toWebhook(row as Raw);
