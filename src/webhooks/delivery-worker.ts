@@ -36,20 +36,44 @@ export function startDeliveryWorker(o: WorkerOptions) {
   const inFlight = new Map<number, { claim: ClaimedDelivery; done: Promise<void>; cancel: AbortController }>();
   const caps = { perWebhook: PER_WEBHOOK, perOwner: Math.max(PER_WEBHOOK, Math.ceil(o.concurrency / OWNER_SHARE)) };
   let timer: NodeJS.Timeout | undefined;
+  /** When the timer fires: a later look never replaces a sooner one. */
+  let timerAt = Infinity;
   let stopping = false;
-  let ticking = false;
+  /** The claim under way, if any: stop() waits for it. */
+  let ticking: Promise<void> | undefined;
+  /** A look was asked for while a claim was under way (a slot freed, a nudge): look again once it ends. */
+  let lookAgain = false;
 
   const schedule = (ms: number) => {
     if (stopping) return;
+    const at = Date.now() + ms;
+    if (timer && timerAt <= at) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void tick(), ms);
+    timerAt = at;
+    timer = setTimeout(() => {
+      timer = undefined;
+      timerAt = Infinity;
+      void tick();
+    }, ms);
     timer.unref();
   };
 
-  async function tick(): Promise<void> {
-    if (stopping || ticking) return;
-    ticking = true;
-    let again = POLL_MS;
+  function tick(): Promise<void> {
+    if (stopping) return Promise.resolve();
+    if (ticking) {
+      lookAgain = true;
+      return ticking;
+    }
+    lookAgain = false;
+    ticking = claimAndSend().then((again) => {
+      ticking = undefined;
+      schedule(lookAgain ? 0 : again);
+    });
+    return ticking;
+  }
+
+  /** Claims what there is room for and starts sending it; returns when to look again. */
+  async function claimAndSend(): Promise<number> {
     try {
       const room = o.concurrency - inFlight.size;
       const webhooks = new Map<number, number>();
@@ -59,6 +83,11 @@ export function startDeliveryWorker(o: WorkerOptions) {
         owners.set(claim.ownerId, (owners.get(claim.ownerId) ?? 0) + 1);
       }
       const claims = room > 0 ? await o.deliveries.claim(room, caps, LEASE_MS, { webhooks, owners }) : [];
+      // Stopped while claiming: what was taken goes back unattempted, for this instance's next start or another.
+      if (stopping) {
+        await release(claims);
+        return POLL_MS;
+      }
       for (const claim of claims) {
         const cancel = new AbortController();
         const done = run(claim, cancel.signal).finally(() => {
@@ -68,13 +97,18 @@ export function startDeliveryWorker(o: WorkerOptions) {
         });
         inFlight.set(claim.id, { claim, done, cancel });
       }
-      if (claims.length && claims.length === room) again = 0;
+      return claims.length && claims.length === room ? 0 : POLL_MS;
     } catch (err) {
       o.logger.warn({ err }, 'webhook deliveries not claimed');
-    } finally {
-      ticking = false;
+      return POLL_MS;
     }
-    schedule(again);
+  }
+
+  async function release(claims: readonly ClaimedDelivery[]): Promise<void> {
+    if (!claims.length) return;
+    await o.deliveries.release(claims).catch((err: unknown) => {
+      o.logger.warn({ err }, 'webhook deliveries not released; their leases run out instead');
+    });
   }
 
   async function run(claim: ClaimedDelivery, cancelled: AbortSignal): Promise<void> {
@@ -89,13 +123,13 @@ export function startDeliveryWorker(o: WorkerOptions) {
       }
       // The attempt ends before the lease does: no other instance can take the delivery while it runs.
       const timeoutMs = Math.min(WEBHOOK_TIMEOUT_MS, claim.leaseUntil - Date.now() - LEASE_MARGIN_MS);
-      if (timeoutMs < LEASE_MARGIN_MS || cancelled.aborted) return await o.deliveries.release([claim]);
+      if (timeoutMs < LEASE_MARGIN_MS || cancelled.aborted) return await release([claim]);
       const report =
         'fail' in prepared
           ? { durationMs: 0, error: prepared.fail }
           : await o.send(prepared.send, { timeoutMs, signal: cancelled });
       // Ended by a stop: not the receiver's failure. Released, it is sent again by whoever is still running.
-      if (cancelled.aborted) return await o.deliveries.release([claim]);
+      if (cancelled.aborted) return await release([claim]);
       const outcome = await o.deliveries.complete(claim, report, Date.now());
       const label: DeliveryOutcome =
         outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retried' : 'failed';
@@ -131,6 +165,8 @@ export function startDeliveryWorker(o: WorkerOptions) {
     async stop(): Promise<void> {
       stopping = true;
       clearTimeout(timer);
+      // A claim under way first: it releases what it took rather than sending it.
+      await ticking;
       const all = () => Promise.all([...inFlight.values()].map((f) => f.done));
       let grace: NodeJS.Timeout | undefined;
       await Promise.race([all(), new Promise((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
