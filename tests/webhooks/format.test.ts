@@ -6,7 +6,8 @@ import { appIdOf, hookReceiver, settled, verified, type HookReceiver } from '../
 import { until } from '../helpers/wait.js';
 
 // What a receiver gets for each kind of change: Standard Webhooks headers and signature (checked with the
-// `standardwebhooks` library, as a receiver would), SPEC §9's body, and the ids GraphQL gives the app's token.
+// `standardwebhooks` library, as a receiver would), the body { type, timestamp, data: { cursor, event,
+// registration, registrant } }, and the ids GraphQL gives the app's token.
 const t = useSeededServer();
 let receiver: HookReceiver;
 let secret: string;
