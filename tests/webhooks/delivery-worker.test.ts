@@ -93,7 +93,7 @@ test('a nudge while a claim is under way is not lost: the worker looks again as 
     await new Promise((resolve) => setTimeout(resolve, 20));
     first.resolve([]);
     // Not the next poll (1 s): at once.
-    await until(() => noted.claimCalls === 2, 'a second claim', 300);
+    await until(() => noted.claimCalls === 2, 'a second claim', 500);
   } finally {
     await worker.stop();
   }

@@ -125,12 +125,12 @@ test('the backlog gauges: deliveries waiting while a receiver stalls, of enabled
   await until(
     async () => (await metric('roster_webhook_pending_deliveries')) === 6,
     'six deliveries pending on /metrics',
-    3000,
+    5000,
   );
   await until(
     async () => (await metric('roster_webhook_oldest_pending_seconds')) >= 1,
     'the oldest pending for a second',
-    3000,
+    5000,
   );
   expect(await metric('roster_webhook_oldest_pending_seconds')).toBeLessThanOrEqual((Date.now() - queuedAt) / 1000 + 1);
 
@@ -139,7 +139,7 @@ test('the backlog gauges: deliveries waiting while a receiver stalls, of enabled
   await until(
     async () => (await metric('roster_webhook_pending_deliveries')) === 0,
     'nothing pending of enabled webhooks',
-    3000,
+    5000,
   );
   expect(await metric('roster_webhook_oldest_pending_seconds')).toBe(0);
   expect((await server.services.webhooks.history(stalled.id)).deliveries.every((d) => d.state === 'pending')).toBe(

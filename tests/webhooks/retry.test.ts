@@ -150,8 +150,13 @@ test('failing for WEBHOOK_DISABLE_AFTER disables the webhook with its reason; en
   const [waiting] = (await services.webhooks.history(webhookId)).deliveries;
   expect(waiting).toMatchObject({ state: 'pending' });
   const sent = receiver.received.length;
-  expect(sent).toBeGreaterThanOrEqual(3);
   expect(receiver.ids()).toEqual(Array(sent).fill(waiting!.messageId));
+  // Disabled by the first attempt that failed 2 s or more after the first failure, not before.
+  const at = (await services.webhooks.history(webhookId)).attempts.map((a) => a.at).reverse();
+  expect(at).toHaveLength(sent);
+  expect(sent).toBeGreaterThanOrEqual(2);
+  expect(at.at(-1)! - at[0]!).toBeGreaterThanOrEqual(2000);
+  for (const earlier of at.slice(0, -1)) expect(earlier - at[0]!).toBeLessThan(2000);
 
   // While disabled: nothing is sent, nothing new is queued, and neither a ping nor a redelivery is taken.
   const guest = await stores.users.create({ name: 'While Disabled' });
