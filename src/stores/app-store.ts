@@ -50,13 +50,8 @@ export class AppStore {
   }
 
   /** The app as an OAuth client: none while it is suspended, i.e. while its owner is not active. */
-  async findActiveByClientId(clientId: string): Promise<ClientAppRow | undefined> {
-    const row = await this.db('client_apps')
-      .join('users', 'users.id', 'client_apps.owner_id')
-      .where('client_apps.client_id', clientId)
-      .andWhere('users.activation_state', ACTIVE)
-      .first('client_apps.*');
-    return row ? toClientApp(row) : undefined;
+  findActiveByClientId(clientId: string): Promise<ClientAppRow | undefined> {
+    return this.findActiveBy('client_apps.client_id', clientId);
   }
 
   /** Creates the app with a secret (when confidential) and an app token; both returned once. */
@@ -151,10 +146,14 @@ export class AppStore {
   }
 
   /** The app by its row id, unless it is suspended (its owner not active). */
-  async findActive(appId: number): Promise<ClientAppRow | undefined> {
+  findActive(appId: number): Promise<ClientAppRow | undefined> {
+    return this.findActiveBy('client_apps.id', appId);
+  }
+
+  private async findActiveBy(column: string, value: string | number): Promise<ClientAppRow | undefined> {
     const row = await this.db('client_apps')
       .join('users', 'users.id', 'client_apps.owner_id')
-      .where('client_apps.id', appId)
+      .where(column, value)
       .andWhere('users.activation_state', ACTIVE)
       .first('client_apps.*');
     return row ? toClientApp(row) : undefined;
