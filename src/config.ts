@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { config as loadDotenv } from 'dotenv';
 import { pino } from 'pino';
-import { parseAllowHosts } from './lib/addresses.js';
+import { isProxyAddress, parseAllowHosts } from './lib/addresses.js';
 import { parseDurations } from './lib/durations.js';
 import { parseKey } from './lib/sealed-secret.js';
 
@@ -56,6 +56,12 @@ export interface Config {
   maxWebhooksPerApp: number;
   /** WEBHOOK_CONCURRENCY: delivery attempts one instance makes at once, over every webhook. */
   webhookConcurrency: number;
+  /** STREAMS_MAX: live streams (/graphql/stream) one instance holds open at once. */
+  streamsMax: number;
+  /** STREAMS_PER_OWNER: live streams one token owner may hold open at one instance. */
+  streamsPerOwner: number;
+  /** STREAM_STALL_MS: how long a stream's client may take nothing in before the stream is ended. */
+  streamStallMs: number;
   /** WEBHOOK_SECRETS_KEY: the key webhook secrets are sealed with; unset, one generated and kept in the database. */
   webhookSecretsKey: Buffer | undefined;
 }
@@ -63,18 +69,6 @@ export interface Config {
 export type TrustProxy = false | number | string[];
 
 export class ConfigError extends Error {}
-
-const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/** One proxy as Express's `trust proxy` names it: a named range, an address, or an address/prefix. */
-function isProxyAddress(entry: string): boolean {
-  if (NAMED_RANGES.has(entry)) return true;
-  const [address = '', prefix, ...rest] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0 || address.includes('%')) return false;
-  if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
-}
 
 /** TRUST_PROXY: `false`/unset, a hop count, or a comma-separated list of proxies; never "trust every hop". */
 function trustProxy(raw: string | undefined): TrustProxy {
@@ -294,6 +288,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     webhookAllowHosts: allowHosts(env.WEBHOOK_ALLOW_HOSTS),
     maxWebhooksPerApp: integer('MAX_WEBHOOKS_PER_APP', env.MAX_WEBHOOKS_PER_APP, 10, 1, 1000),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16, 1, 1000),
+    streamsMax: integer('STREAMS_MAX', env.STREAMS_MAX, 10_000, 1, 1_000_000),
+    streamsPerOwner: integer('STREAMS_PER_OWNER', env.STREAMS_PER_OWNER, 10, 1, 10_000),
+    streamStallMs: integer('STREAM_STALL_MS', env.STREAM_STALL_MS, 30_000, 1000, 3_600_000, ' of milliseconds'),
     webhookSecretsKey: secretsKey(env.WEBHOOK_SECRETS_KEY),
   };
 }

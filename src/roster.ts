@@ -64,6 +64,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   const metrics = createMetrics(
     () => stores.health.pool(),
     () => services.deliveries.backlog(),
+    () => graphql.streams.open,
   );
   // Where webhooks may be sent: checked when one is created and again at every attempt.
   const addressPolicy = { production: config.production, allowHosts: config.webhookAllowHosts };
@@ -71,6 +72,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     resetLink: resetLinkFor(config.baseUrl),
     onReject: (reason) => metrics.rejections.inc({ reason }),
     onMailError: (err) => logger.error({ err }, 'password reset mail not sent'),
+    onLiveError: (err) => logger.warn({ err }, 'live streams: the change log not read; trying again'),
     validateWebhookUrl: (url) => validateWebhookUrl(url, addressPolicy),
   });
   const webhookWorker = startDeliveryWorker({
@@ -86,7 +88,15 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   );
   const { pairwiseSalt } = identity;
   const viewers = createViewerLookup(stores, createAccessTokenLookup(identity));
-  const graphql = await createGraphqlRouter({ services, viewers, config, logger, limiter });
+  const graphql = await createGraphqlRouter({
+    services,
+    viewers,
+    config,
+    logger,
+    limiter,
+    onStreamEvent: () => metrics.streamEvents.inc(),
+    onStreamRefused: (reason) => metrics.rejections.inc({ reason: `stream_limit_${reason}` }),
+  });
   const secure = config.baseUrl.startsWith('https:');
   const csrf = createCsrf(
     await stores.secrets.getOrCreate('csrf_secret', () => randomBytes(32).toString('base64url')),
@@ -173,6 +183,8 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     metricsRegistry: metrics.registry,
     notReady() {
       shuttingDown = true;
+      // Live streams end now: their clients reconnect, with Last-Event-ID, to an instance that stays.
+      graphql.streams.closeAll();
       // No new attempts from now on; those under way finish (or are released) while requests drain.
       workerStopped ??= webhookWorker.stop();
     },

@@ -307,6 +307,24 @@ export type RegistrationEdge = {
   node: Registration;
 };
 
+/** Live changes, served only at `/graphql/stream` (GraphQL over Server-Sent Events, distinct connections mode). */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * Each change committed after the stream opened that the caller may see, in log order, within a second,
+   * filtered and shown as `Query.changes` shows it. Each SSE event's `id` is the change's `cursor`: reconnect
+   * with `Last-Event-ID` set to it to first receive every change missed that is still kept, then live ones.
+   */
+  changes: Change;
+};
+
+
+/** Live changes, served only at `/graphql/stream` (GraphQL over Server-Sent Events, distinct connections mode). */
+export type SubscriptionChangesArgs = {
+  event?: InputMaybe<Scalars['String']['input']>;
+  types?: InputMaybe<Array<ChangeType>>;
+};
+
 /** The kind of bearer token a request carries. */
 export type TokenKind =
   /** An app token from the account settings: acts for the app, with far fewer rights. */
@@ -449,6 +467,7 @@ export type ResolversTypes = ResolversObject<{
   RegistrationConnection: ResolverTypeWrapper<RegistrationConnectionModel>;
   RegistrationEdge: ResolverTypeWrapper<RegistrationModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TokenKind: TokenKind;
   Viewer: ResolverTypeWrapper<ViewerModel>;
   ViewerApp: ResolverTypeWrapper<ViewerAppModel>;
@@ -477,6 +496,7 @@ export type ResolversParentTypes = ResolversObject<{
   RegistrationConnection: RegistrationConnectionModel;
   RegistrationEdge: RegistrationModel;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   Viewer: ViewerModel;
   ViewerApp: ViewerAppModel;
   ViewerUser: UserRow;
@@ -593,6 +613,10 @@ export type RegistrationEdgeResolvers<ContextType = GraphQLContext, ParentType e
   node?: Resolver<ResolversTypes['Registration'], ParentType, ContextType>;
 }>;
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  changes?: SubscriptionResolver<ResolversTypes['Change'], "changes", ParentType, ContextType, Partial<SubscriptionChangesArgs>>;
+}>;
+
 export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
   app?: Resolver<ResolversTypes['ViewerApp'], ParentType, ContextType>;
   scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -627,6 +651,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Registration?: RegistrationResolvers<ContextType>;
   RegistrationConnection?: RegistrationConnectionResolvers<ContextType>;
   RegistrationEdge?: RegistrationEdgeResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
   ViewerApp?: ViewerAppResolvers<ContextType>;
   ViewerUser?: ViewerUserResolvers<ContextType>;

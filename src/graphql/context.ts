@@ -4,6 +4,7 @@ import type { Viewer } from '../services/viewer.js';
 import { createAccess, type Access } from '../services/access.js';
 import type { RequestInfo } from '../http/locals.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import type { LiveStream } from './stream/live-stream.js';
 
 /** What every resolver sees: who is asking, and this request's loaders. */
 export interface GraphQLContext {
@@ -19,14 +20,21 @@ export interface GraphQLContext {
   cost: { requested: number; nodes: number };
   /** The owner's budget after this request's cost was spent. */
   rateLimit?: RateLimitState;
+  /** A subscription's stream at /graphql/stream: where it starts, and how it is sent. */
+  stream?: LiveStream;
 }
 
-export function buildContext(viewer: Viewer, services: Services, requestId: string, info: RequestInfo): GraphQLContext {
+/** A viewer's loaders and access, fresh: nothing read before is reused. */
+export function viewerReads(viewer: Viewer, services: Services): Pick<GraphQLContext, 'viewer' | 'loaders' | 'access'> {
   const loaders = createLoaders(services);
   const access = createAccess(viewer, {
     eventById: (eventId) => loaders.eventById.load(eventId),
     organizerIds: (eventId) => loaders.organizerIds.load(eventId),
     registeredEventIds: (userId) => loaders.registeredEventIds.load(userId),
   });
-  return { viewer, services, loaders, access, requestId, info, cost: { requested: 0, nodes: 0 } };
+  return { viewer, loaders, access };
+}
+
+export function buildContext(viewer: Viewer, services: Services, requestId: string, info: RequestInfo): GraphQLContext {
+  return { ...viewerReads(viewer, services), services, requestId, info, cost: { requested: 0, nodes: 0 } };
 }

@@ -9,8 +9,9 @@ export class ForbiddenError extends GraphQLError {
 }
 
 export class ChangesExpiredError extends GraphQLError {
-  constructor(message: string) {
-    super(message, { extensions: { code: 'CHANGES_EXPIRED', argumentName: 'after' } });
+  /** `argumentName`: where the cursor came from (`after`, or the `Last-Event-ID` of a stream). */
+  constructor(message: string, argumentName = 'after') {
+    super(message, { extensions: { code: 'CHANGES_EXPIRED', argumentName } });
   }
 }
 

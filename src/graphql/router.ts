@@ -36,6 +36,8 @@ import { readOnlyPlugin } from './plugins/read-only.js';
 import { CACHE_CONTROL, responseHeadersPlugin } from './plugins/response-headers.js';
 import { resolvers } from './resolvers/index.js';
 import { responseCache } from './response-cache.js';
+import { createStreamRouter, type StreamRouter } from './stream/router.js';
+import type { SlotRefusal } from './stream/slots.js';
 
 // schema.graphql sits at the repo root, two levels above both src/graphql and dist/graphql.
 export const SCHEMA_SDL = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
@@ -48,6 +50,10 @@ export interface GraphqlDeps {
   config: Config;
   logger: Logger;
   limiter: RateLimiter;
+  /** A result was written to a live stream. */
+  onStreamEvent?(): void;
+  /** A live stream was refused for want of a slot. */
+  onStreamRefused?(reason: SlotRefusal): void;
 }
 
 /** A browser opening /graphql: the explorer page, served without a token. */
@@ -55,10 +61,13 @@ const wantsLandingPage = (req: Request) =>
   req.method === 'GET' && req.query.query === undefined && (req.get('accept') ?? '').includes('text/html');
 
 /** The /graphql router: SDL download, the explorer, then bearer auth and Apollo Server. */
-export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: Router; stop(): Promise<void> }> {
+export async function createGraphqlRouter(
+  deps: GraphqlDeps,
+): Promise<{ router: Router; streams: StreamRouter; stop(): Promise<void> }> {
+  const schema = makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers });
   const apollo = new ApolloServer<GraphQLContext>({
     // The schema as written, executed by graphql-jit (Apollo's gateway interface is its executor hook).
-    gateway: jitGateway(makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers })),
+    gateway: jitGateway(schema),
     introspection: true,
     // Bearer tokens only, never ambient cookies: cross-site requests carry no credentials to abuse.
     csrfPrevention: false,
@@ -91,6 +100,20 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
   router.get('/schema.graphql', (_req, res) => {
     res.type('application/graphql; charset=utf-8').send(SCHEMA_SDL);
   });
+  const streams = createStreamRouter({
+    schema,
+    services: deps.services,
+    viewers: deps.viewers,
+    limiter: deps.limiter,
+    logger: deps.logger,
+    streamsMax: deps.config.streamsMax,
+    streamsPerOwner: deps.config.streamsPerOwner,
+    stallMs: deps.config.streamStallMs,
+    production: deps.config.production,
+    onEvent: () => deps.onStreamEvent?.(),
+    onRefused: (reason) => deps.onStreamRefused?.(reason),
+  });
+  router.use('/stream', streams.router);
   const apolloMiddleware = expressMiddleware(apollo, {
     context: async ({ res }) => buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res)),
   });
@@ -115,5 +138,5 @@ export async function createGraphqlRouter(deps: GraphqlDeps): Promise<{ router: 
     conditionalRequests,
     apolloMiddleware,
   );
-  return { router, stop: () => apollo.stop() };
+  return { router, streams, stop: () => apollo.stop() };
 }

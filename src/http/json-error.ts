@@ -1,8 +1,14 @@
 import type { Response } from 'express';
 
 /** The GraphQL-shaped error body of every JSON refusal Roster writes itself (Apollo writes its own alike). */
+export interface JsonError {
+  message: string;
+  locations?: readonly { line: number; column: number }[];
+  extensions: { code: string } & Record<string, unknown>;
+}
+
 export interface JsonErrorBody {
-  errors: [{ message: string; extensions: { code: string } & Record<string, unknown> }];
+  errors: [JsonError, ...JsonError[]];
 }
 
 export function jsonErrorBody(code: string, message: string, extra?: Record<string, unknown>): JsonErrorBody {
@@ -18,4 +24,9 @@ export function sendJsonError(
   extra?: Record<string, unknown>,
 ): void {
   res.status(status).json(jsonErrorBody(code, message, extra));
+}
+
+/** Answers `status` with several errors in the same body (a document's validation errors). */
+export function sendJsonErrors(res: Response, status: number, errors: readonly JsonError[]): void {
+  res.status(status).json({ errors });
 }

@@ -21,6 +21,8 @@ declare module 'express-serve-static-core' {
     requestId: string;
     /** Who the bearer token speaks for, once `requireViewer` has run. */
     viewer?: Viewer;
+    /** When the bearer token ends (epoch ms; Infinity for an app token), once `requireViewer` has run. */
+    tokenExpiresAt?: number;
     /** The database's epochs, read by `requireViewer` before the token was resolved. */
     epochs?: Epochs;
     /** The request timeout has answered 503: whatever fails later is moot. */

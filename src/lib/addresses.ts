@@ -125,3 +125,15 @@ export function parseAllowHosts(setting: string | undefined): ReadonlySet<string
 /** Whether `host` (a URL's hostname, brackets and all) is one of the allowed hosts. */
 export const isAllowedHost = (host: string, allowed: ReadonlySet<string>): boolean =>
   allowed.size > 0 && allowed.has(normalizeHost(host));
+
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One proxy as Express's `trust proxy` names it: a named range, an address, or an address/prefix. */
+export function isProxyAddress(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0 || address.includes('%')) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
+}

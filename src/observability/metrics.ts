@@ -22,6 +22,7 @@ export function boundedLabel(max: number, always: readonly string[] = []): (valu
 export function createMetrics(
   poolStats: () => PoolStats | undefined = () => undefined,
   webhookBacklog?: () => Promise<{ pending: number; oldestAgeMs: number }>,
+  openStreams: () => number = () => 0,
 ) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'roster_' });
@@ -40,7 +41,7 @@ export function createMetrics(
   });
   const rejections = new Counter({
     name: 'roster_rejections_total',
-    help: 'Requests refused by a limit: rate_limit (points spent), login_throttle (failed sign-ins), reset_throttle (reset mails), authorize_throttle (sign-in and sign-out requests per address), app_change_throttle (app changes per user), timeout',
+    help: 'Requests refused by a limit: rate_limit (points spent), login_throttle (failed sign-ins), reset_throttle (reset mails), authorize_throttle (sign-in and sign-out requests per address), app_change_throttle (app changes per user), timeout, stream_limit_instance and stream_limit_owner (live streams open at this instance)',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
@@ -90,9 +91,22 @@ export function createMetrics(
       if (backlog) this.set(backlog.oldestAgeMs / 1000);
     },
   });
+  new Gauge({
+    name: 'roster_live_streams',
+    help: 'Live streams (/graphql/stream) open at this instance',
+    registers: [registry],
+    collect() {
+      this.set(openStreams());
+    },
+  });
+  const streamEvents = new Counter({
+    name: 'roster_live_events_total',
+    help: 'Results written to live streams by this instance: changes, and the errors that end a stream',
+    registers: [registry],
+  });
   // '' is a request that ran no operation; 'anonymous' an operation without a name.
   const operationLabel = boundedLabel(MAX_OPERATION_LABELS, ['', 'anonymous']);
-  return { registry, requests, duration, rejections, operationLabel, webhookDeliveries };
+  return { registry, requests, duration, rejections, operationLabel, webhookDeliveries, streamEvents };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

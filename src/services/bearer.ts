@@ -25,6 +25,7 @@ const CACHE_TTL_MS = 60_000;
 
 interface CachedViewer {
   viewer: Viewer;
+  expiresAt: number;
   /** The auth epoch read before the lookup that produced it. */
   epoch: string;
 }
@@ -73,8 +74,11 @@ export function createViewerLookup(stores: Stores, lookupAccessToken: AccessToke
     return { viewer, expiresAt: info.expiresAt };
   }
 
-  /** The viewer, and the database's epochs read before it was resolved (a cached answer needs the data one). */
-  return async function resolveToken(token: string): Promise<{ viewer: Viewer; epochs: Epochs }> {
+  /**
+   * The viewer, the database's epochs read before it was resolved (a cached answer needs the data one), and
+   * when the token ends (epoch ms; Infinity for an app token).
+   */
+  return async function resolveToken(token: string): Promise<{ viewer: Viewer; epochs: Epochs; expiresAt: number }> {
     const epochs = await stores.epochs.current();
     const epoch = epochs.auth;
     if (epoch !== lastEpoch) {
@@ -83,15 +87,15 @@ export function createViewerLookup(stores: Stores, lookupAccessToken: AccessToke
     }
     const key = sha256(token);
     const hit = cache.get(key);
-    if (hit && hit.epoch === epoch) return { viewer: hit.viewer, epochs };
+    if (hit && hit.epoch === epoch) return { viewer: hit.viewer, epochs, expiresAt: hit.expiresAt };
     const { viewer, expiresAt } = await lookup(token);
     const ttl = Math.min(CACHE_TTL_MS, expiresAt - Date.now());
     // Only if no bump happened meanwhile: a lookup that straddles one may have read either side of it.
     if (ttl > 0 && epoch === lastEpoch) {
       Object.freeze(viewer.scopes);
-      cache.set(key, { viewer: Object.freeze(viewer), epoch }, { ttl });
+      cache.set(key, { viewer: Object.freeze(viewer), epoch, expiresAt }, { ttl });
     }
-    return { viewer, epochs };
+    return { viewer, epochs, expiresAt };
   };
 }
 

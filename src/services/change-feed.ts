@@ -54,17 +54,19 @@ export class ChangeFeed {
     const rows = await this.stores.changes.between(start, end, filter);
     // A prune that committed meanwhile may have taken some of them: refuse rather than skip them.
     if (start < (await this.stores.changes.prunedThrough())) throw new ChangesExpired(this.retentionDays);
-    const shown: ChangeRow[] = [];
-    // Asked together, so the viewer's lookups (events, organizers) are batched into one query each.
-    const visibility = await Promise.all(rows.map((row) => visible(access, row)));
-    for (const [i, row] of rows.entries()) {
-      if (!visibility[i]) continue;
-      shown.push(row);
-      if (shown.length === first)
-        return { changes: shown, endPosition: row.position, hasNextPage: row.position < head };
+    const shown = await visibleChanges(access, rows);
+    if (shown.length >= first) {
+      const last = shown[first - 1]!.position;
+      return { changes: shown.slice(0, first), endPosition: last, hasNextPage: last < head };
     }
     return { changes: shown, endPosition: end, hasNextPage: end < head };
   }
+}
+
+/** The changes the viewer may see now, in order: asked together, so its lookups are batched into one query each. */
+export async function visibleChanges(access: Access, rows: ChangeRow[]): Promise<ChangeRow[]> {
+  const visibility = await Promise.all(rows.map((row) => visible(access, row)));
+  return rows.filter((_row, i) => visibility[i]);
 }
 
 /** May the viewer see this change now: the event (as it was, once deleted), and for registrations, read them. */

@@ -8,6 +8,7 @@ import { EventService } from './event-service.js';
 import { GrantService } from './grant-service.js';
 import { NdjsonExporter } from './import/ndjson-export.js';
 import { NdjsonImporter } from './import/ndjson-import.js';
+import { LiveChanges } from './live-changes.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { createSmtpMailer } from './mailer.js';
 import { PasswordResetService } from './password-reset-service.js';
@@ -29,6 +30,8 @@ export interface Services {
   grants: GrantService;
   /** The change log as a feed, under the usual permissions. */
   changes: ChangeFeed;
+  /** The change log as it grows, for live streams (reads nothing until a stream follows it). */
+  live: LiveChanges;
   /** An app's webhooks, as owners and operators manage them. */
   webhooks: WebhookService;
   /** The webhook delivery queue, as a delivery worker takes from it. */
@@ -74,6 +77,8 @@ export interface ServiceHooks {
   onReject?(reason: RejectReason): void;
   /** A reset mail could not be sent: it is sent after the answer, so nobody else hears of it. */
   onMailError?(err: unknown): void;
+  /** The live streams' reader of the change log failed (it tries again at the next signal). */
+  onLiveError?(err: unknown): void;
   /** A webhook URL as it may be kept, or an InvalidInput (its form and, in production, its addresses). */
   validateWebhookUrl?: (url: string) => Promise<string>;
 }
@@ -121,6 +126,10 @@ export function createServices(
     apps,
     grants: new GrantService(stores, users, apps),
     changes: new ChangeFeed(stores, config.changesRetentionDays),
+    live: new LiveChanges(stores, {
+      retentionDays: config.changesRetentionDays,
+      onError: (err) => hooks.onLiveError?.(err),
+    }),
     webhooks: new WebhookService(stores, config, {
       validateUrl: hooks.validateWebhookUrl ?? noWebhookUrls,
       secretsKey,

@@ -14,6 +14,7 @@ import { SecretStore } from './secret-store.js';
 import { UserStore } from './user-store.js';
 import { WebhookStore } from './webhook-store.js';
 import { DeliveryStore } from './delivery-store.js';
+import { listenForChanges, type ChangeSignal } from './change-signal.js';
 
 export interface Stores {
   users: UserStore;
@@ -29,6 +30,8 @@ export interface Stores {
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
   health: HealthStore;
+  /** PostgreSQL: `onSignal` whenever changes commit, at any instance; undefined on SQLite (poll instead). */
+  listenForChanges(onSignal: () => void, onError: (err: unknown) => void): ChangeSignal | undefined;
   /** A counter of the rate_limits table, shared by every instance (see counter-store.ts). */
   counter(keyPrefix: string, limits: CounterLimits): Counter;
   /** Runs `fn` with every store on one transaction: all of its writes or none. */
@@ -52,6 +55,7 @@ export function createStores(db: Db): Stores {
     webhooks: new WebhookStore(db),
     deliveries: new DeliveryStore(db),
     health: new HealthStore(db),
+    listenForChanges: (onSignal, onError) => listenForChanges(db, onSignal, onError),
     counter: (keyPrefix, limits) => createCounter(db, keyPrefix, limits),
     transaction: (fn) => db.transaction((trx) => fn(createStores(trx))),
     // A SQLite transaction already reads one moment (and knex warns at an isolation level there).

@@ -2,11 +2,8 @@ import type { QueryResolvers } from '../../generated/graphql.js';
 import { lookupNode, lookupNodes } from '../node-lookup.js';
 import { decodeChangeCursor, notGivenOut, pageRequest, pageSize } from '../pagination.js';
 import { ChangesExpired, UnknownChangeCursor } from '../../services/change-feed.js';
-import { BadUserInputError, ChangesExpiredError } from '../errors.js';
-import { changeTypeOf } from './Change.js';
-
-/** Longer than any slug: such an `event` names none. */
-const MAX_SLUG_ARGUMENT = 200;
+import { ChangesExpiredError } from '../errors.js';
+import { changeFilterOf } from '../change-filter.js';
 
 export const Query: QueryResolvers = {
   event: async (_parent, { slug }, { loaders, access }) => access.event(await loaders.eventBySlug.load(slug)),
@@ -25,10 +22,7 @@ export const Query: QueryResolvers = {
   async changes(_parent, { after, first, event, types }, { services, access, cost }) {
     const size = pageSize(first);
     const from = after === null || after === undefined ? null : decodeChangeCursor(after);
-    if (event && event.length > MAX_SLUG_ARGUMENT) {
-      throw new BadUserInputError(`\`event\` is a slug of at most ${MAX_SLUG_ARGUMENT} characters.`, 'event');
-    }
-    const filter = { eventSlug: event ?? undefined, types: types?.map(changeTypeOf) };
+    const filter = changeFilterOf({ event, types });
     try {
       const page = await services.changes.page(access, from, size, filter);
       cost.nodes += page.changes.length;

@@ -7,6 +7,7 @@ import { EventConnection, EventEdge } from './EventConnection.js';
 import { Node } from './Node.js';
 import { Query } from './Query.js';
 import { RateLimit } from './RateLimit.js';
+import { Subscription } from './Subscription.js';
 import { Registrant, Registration } from './Registration.js';
 import { PageInfo, RegistrationConnection, RegistrationEdge } from './RegistrationConnection.js';
 import { Viewer, ViewerApp, ViewerUser } from './Viewer.js';
@@ -14,6 +15,7 @@ import { Viewer, ViewerApp, ViewerUser } from './Viewer.js';
 export const resolvers: Resolvers = {
   DateTime: DateTimeResolver,
   Query,
+  Subscription,
   RateLimit,
   Viewer,
   ViewerUser,

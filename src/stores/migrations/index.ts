@@ -10,6 +10,7 @@ import * as appEditsKeepAnswers from './20261125000000_app_edits_keep_answers.js
 import * as eventLocation from './20261126000000_event_location.js';
 import * as changeLog from './20261126010000_change_log.js';
 import * as webhooks from './20261127000000_webhooks.js';
+import * as changeNotify from './20261128000000_change_notify.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '20261126000000_event_location': eventLocation,
   '20261126010000_change_log': changeLog,
   '20261127000000_webhooks': webhooks,
+  '20261128000000_change_notify': changeNotify,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,91 @@
+import { GraphQLError } from 'graphql';
+import type { SubscriptionChangesArgs } from '../../generated/graphql.js';
+import { ChangesExpired, UnknownChangeCursor, visibleChanges } from '../../services/change-feed.js';
+import { InvalidToken } from '../../services/errors.js';
+import { RateLimited } from '../../services/rate-limit.js';
+import type { ChangeRow } from '../../stores/change-store.js';
+import { viewerReads, type GraphQLContext } from '../context.js';
+import { ChangesExpiredError } from '../errors.js';
+import { encodeChangeCursor, notGivenOut } from '../pagination.js';
+import { changeFilterOf } from '../change-filter.js';
+import { TOKEN_EXPIRED, type LiveStream } from './live-stream.js';
+
+/** The last result of a stream that ends for a reason: its `changes` field fails with this error. */
+export class StreamEnd {
+  constructor(readonly error: GraphQLError) {}
+}
+
+const streamError = (message: string, code: string) => new GraphQLError(message, { extensions: { code } });
+
+const REVOKED = 'The token was revoked, or its user or app deactivated: the stream ends. Sign in again to resume.';
+const EXPIRED = 'The access token expired: the stream ends. Resume with a fresh token and `Last-Event-ID`.';
+
+/**
+ * Subscription.changes: checks the arguments and where the stream starts (errors here are the stream's only
+ * result), then follows the change log. Loaders and access are fresh for each batch of changes: a stream
+ * shows each change as the data and the viewer's rights stand when it is sent.
+ */
+export async function liveChanges(
+  args: Partial<SubscriptionChangesArgs>,
+  ctx: GraphQLContext,
+): Promise<AsyncGenerator<ChangeRow | StreamEnd>> {
+  const { stream } = ctx;
+  if (!stream)
+    throw streamError('Subscriptions are served at /graphql/stream, over Server-Sent Events.', 'BAD_REQUEST');
+  const filter = changeFilterOf(args);
+  try {
+    const after = await ctx.services.live.startAfter(stream.lastEventId);
+    return follow(after, filter, ctx, stream);
+  } catch (err) {
+    if (err instanceof ChangesExpired) throw new ChangesExpiredError(err.message, 'Last-Event-ID');
+    if (err instanceof UnknownChangeCursor) throw notGivenOut('Last-Event-ID');
+    throw err;
+  }
+}
+
+async function* follow(
+  after: number,
+  filter: ReturnType<typeof changeFilterOf>,
+  ctx: GraphQLContext,
+  stream: LiveStream,
+): AsyncGenerator<ChangeRow | StreamEnd> {
+  let nodes = 0;
+  try {
+    for await (const batch of ctx.services.live.follow(after, filter, stream.signal)) {
+      const viewer = batch.authChanged ? await stream.reauthorize() : ctx.viewer;
+      if (!batch.rows.length) continue;
+      Object.assign(ctx, viewerReads(viewer, ctx.services));
+      for (const change of await visibleChanges(ctx.access, batch.rows)) {
+        await stream.writable();
+        if (stream.signal.aborted) break;
+        // GitHub's price: a point per 100 nodes, the selection's nodes counted for each change sent.
+        nodes += stream.nodesPerChange;
+        if (nodes >= 100) {
+          const points = Math.floor(nodes / 100);
+          nodes -= points * 100;
+          ctx.rateLimit = await ctx.services.limiter.consume(ctx.viewer, points);
+        }
+        stream.sending(encodeChangeCursor(change.position));
+        yield change;
+      }
+    }
+  } catch (err) {
+    const end = endOf(err);
+    if (!end) throw err;
+    stream.sending(null);
+    yield end;
+    return;
+  }
+  if (stream.signal.reason === TOKEN_EXPIRED) {
+    stream.sending(null);
+    yield new StreamEnd(streamError(EXPIRED, 'UNAUTHENTICATED'));
+  }
+}
+
+/** The failures a stream reports as its last result; undefined for the unexpected ones. */
+function endOf(err: unknown): StreamEnd | undefined {
+  if (err instanceof InvalidToken) return new StreamEnd(streamError(REVOKED, 'UNAUTHENTICATED'));
+  if (err instanceof RateLimited) return new StreamEnd(streamError(err.message, 'RATE_LIMITED'));
+  if (err instanceof ChangesExpired) return new StreamEnd(new ChangesExpiredError(err.message, 'Last-Event-ID'));
+  return undefined;
+}

@@ -1,0 +1,20 @@
+import type { Viewer } from '../../services/viewer.js';
+
+/** The abort reason of a stream whose token expired (any other reason: the response ended). */
+export const TOKEN_EXPIRED = 'token expired';
+
+/** What a subscription at /graphql/stream knows of its stream (built by the stream router). */
+export interface LiveStream {
+  /** The position of the request's `Last-Event-ID`, or null: from the changes committed from now on. */
+  lastEventId: number | null;
+  /** Aborted when the response ends (client gone, shutdown, stalled) or the token expires (TOKEN_EXPIRED). */
+  signal: AbortSignal;
+  /** What one delivered change costs, in nodes: the subscription's selection, measured before it opened. */
+  nodesPerChange: number;
+  /** Told before each result is handed on: the cursor of its change (the SSE `id`), or null for none. */
+  sending(cursor: string | null): void;
+  /** Resolves once the client has taken in enough of what was sent; the router ends a stream that never does. */
+  writable(): Promise<void>;
+  /** The token resolved again (its auth epoch moved): the viewer now, or InvalidToken. */
+  reauthorize(): Promise<Viewer>;
+}
