@@ -1,7 +1,7 @@
 import cors from 'cors';
 
 /**
- * CORS for the bearer-token APIs (/graphql, its SDL, /openid/userinfo): any origin may call them, as
+ * CORS for the bearer-token APIs (/graphql, its SDL, its live stream, /openid/userinfo): any origin may call them, as
  * GitHub's API allows, because they read no cookies: a cross-site page has no ambient credential to
  * borrow. A fixed policy, never reflecting the request: a preflight is answered here, before the bearer
  * resolver, the rate limit or the database; every other answer (401, 4xx, 429, 503) carries the headers
@@ -11,7 +11,7 @@ export const bearerApiCors = cors({
   origin: '*',
   credentials: false,
   methods: ['GET', 'POST', 'OPTIONS'],
-  allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-None-Match', 'X-Request-Id'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'If-None-Match', 'X-Request-Id', 'Last-Event-ID'],
   exposedHeaders: [
     'ETag',
     'X-RateLimit-Limit',

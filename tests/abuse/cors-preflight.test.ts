@@ -12,7 +12,7 @@ afterAll(() => server.close());
 const POLICY = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET,POST,OPTIONS',
-  'access-control-allow-headers': 'Authorization,Content-Type,Accept,If-None-Match,X-Request-Id',
+  'access-control-allow-headers': 'Authorization,Content-Type,Accept,If-None-Match,X-Request-Id,Last-Event-ID',
   'access-control-max-age': '86400',
 };
 

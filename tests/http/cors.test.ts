@@ -49,7 +49,7 @@ function expectReadable(res: Response) {
 }
 
 describe('preflight', () => {
-  test.each(['/graphql', '/graphql/schema.graphql', '/openid/userinfo'])(
+  test.each(['/graphql', '/graphql/schema.graphql', '/graphql/stream', '/openid/userinfo'])(
     'OPTIONS %s answers 204 with the fixed policy, without a token and without touching the database',
     async (path) => {
       const { result: res, sql } = await sqlDuring(t.server.db, () => preflight(path));
@@ -57,7 +57,7 @@ describe('preflight', () => {
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,OPTIONS');
       expect(res.headers.get('access-control-allow-headers')).toBe(
-        'Authorization,Content-Type,Accept,If-None-Match,X-Request-Id',
+        'Authorization,Content-Type,Accept,If-None-Match,X-Request-Id,Last-Event-ID',
       );
       expect(res.headers.get('access-control-max-age')).toBe('86400');
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
