@@ -193,6 +193,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
       webhookWorker.nudge();
     },
     async close() {
+      graphql.streams.closeAll();
       // First: attempts under way finish (or are released) while the database is still open.
       await (workerStopped ??= webhookWorker.stop());
       clearInterval(sweeper);

@@ -53,6 +53,8 @@ const ERROR_CODES = [
   'REQUEST_TOO_SLOW',
   'UNSUPPORTED_MEDIA_TYPE',
   'CHANGES_EXPIRED',
+  'TOO_MANY_STREAMS',
+  'SHUTTING_DOWN',
 ];
 /** The API's change types (`ChangeType`): enum values, never settings. */
 const CHANGE_TYPES = [

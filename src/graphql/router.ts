@@ -26,6 +26,7 @@ import {
 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../http/locals.js';
+import { PATHS } from '../http/paths.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
 import { jitGateway } from './jit-executor.js';
 import { LIMITS } from './limits.js';
@@ -113,7 +114,7 @@ export async function createGraphqlRouter(
     onEvent: () => deps.onStreamEvent?.(),
     onRefused: (reason) => deps.onStreamRefused?.(reason),
   });
-  router.use('/stream', streams.router);
+  router.use(PATHS.graphqlStream.slice(PATHS.graphql.length), streams.router);
   const apolloMiddleware = expressMiddleware(apollo, {
     context: async ({ res }) => buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res)),
   });

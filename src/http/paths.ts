@@ -4,6 +4,8 @@
  */
 export const PATHS = {
   graphql: '/graphql',
+  /** Live subscriptions, inside the /graphql router. */
+  graphqlStream: '/graphql/stream',
   userinfo: '/openid/userinfo',
   healthz: '/healthz',
   readyz: '/readyz',

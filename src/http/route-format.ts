@@ -8,6 +8,8 @@ import { PATHS } from './paths.js';
  * the error page) and its bounded metrics label. A path no family claims is oidc-provider's (`oidc`).
  */
 export const ROUTE_FAMILIES: readonly { prefix: string; pages: boolean; label: string }[] = [
+  // Before /graphql, which it sits under: streams last minutes, and their durations are their own.
+  { prefix: PATHS.graphqlStream, pages: false, label: PATHS.graphqlStream },
   { prefix: PATHS.graphql, pages: false, label: PATHS.graphql },
   { prefix: PATHS.userinfo, pages: false, label: PATHS.userinfo },
   { prefix: PATHS.healthz, pages: false, label: PATHS.healthz },

@@ -48,6 +48,8 @@ export class LiveChanges {
   private wakers = new Set<() => void>();
   private refreshing = false;
   private again = false;
+  /** Moves at every stop: a start that a stop overtook starts nothing. */
+  private generation = 0;
 
   constructor(
     private readonly stores: Stores,
@@ -144,8 +146,19 @@ export class LiveChanges {
     }
   }
 
+  /** Stops following the log (the process is closing): streams still open wait for their own end. */
+  close(): void {
+    this.followers = 0;
+    this.stop();
+  }
+
   private detach(): void {
-    if (--this.followers > 0) return;
+    if (this.followers > 0) this.followers--;
+    if (this.followers === 0) this.stop();
+  }
+
+  private stop(): void {
+    this.generation++;
     clearInterval(this.timer);
     void this.signal?.close();
     this.signal = undefined;
@@ -155,7 +168,9 @@ export class LiveChanges {
 
   /** The first stream: read where the log stands, then follow it. */
   private async start(): Promise<void> {
+    const generation = this.generation;
     const [head, epochs] = await Promise.all([this.stores.changes.head(), this.stores.epochs.current()]);
+    if (generation !== this.generation) return;
     this.head = this.ringFrom = head;
     this.authEpoch = epochs.auth;
     this.ring = [];

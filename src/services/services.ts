@@ -162,6 +162,7 @@ export function createServices(
     authorizeThrottle: createAuthorizeThrottle(stores, config.authorizeRateLimit, reject('authorize_throttle')),
     appChanges: createAppChangeThrottle(stores, reject('app_change_throttle')),
     async close() {
+      this.live.close();
       await limiter?.close();
     },
   };

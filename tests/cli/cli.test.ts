@@ -24,6 +24,7 @@ beforeAll(async () => {
       '20261126000000_event_location',
       '20261126010000_change_log',
       '20261127000000_webhooks',
+      '20261128000000_change_notify',
     ],
   });
   db = createDb(database.url);

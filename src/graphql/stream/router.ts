@@ -190,7 +190,7 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
       res.set('Cache-Control', 'no-store');
       if (req.method !== 'GET' && req.method !== 'POST') {
         res.set('Allow', 'GET, POST');
-        return sendJsonError(res, 405, 'METHOD_NOT_ALLOWED', 'Open a stream with POST (or GET).');
+        return sendJsonError(res, 405, 'BAD_REQUEST', 'Open a stream with POST (or GET).');
       }
       if (!req.accepts('text/event-stream') || !(req.get('accept') ?? '').includes('text/event-stream')) {
         return sendJsonError(
