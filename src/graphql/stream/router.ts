@@ -196,7 +196,7 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
         return sendJsonError(
           res,
           406,
-          'NOT_ACCEPTABLE',
+          'BAD_REQUEST',
           'Send `Accept: text/event-stream`: this endpoint answers with a stream of events.',
         );
       }
