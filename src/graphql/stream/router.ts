@@ -1,5 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
-import type { GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse';
 import type { Logger } from 'pino';
 import { bearerToken, requireApiScope, requireViewer, viewerOf } from '../../http/bearer-auth.js';
@@ -19,6 +19,7 @@ import {
 } from '../request-guards.js';
 import { TOKEN_EXPIRED, type LiveStream } from './live-stream.js';
 import { prepareSubscription, preparedOf } from './prepare.js';
+import { maskedResult } from './results.js';
 import { StreamSlots, type SlotRefusal } from './slots.js';
 
 const MAX_BODY_BYTES = 100 * 1024;
@@ -74,6 +75,8 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
     authenticate: () => null,
     // prepareSubscription validated the document already, and refused it with a 400 before the stream opened.
     validate: () => [],
+    onNext: (_ctx, req, result) =>
+      maskedResult(result as ExecutionResult, req.context.res.locals.requestId, deps.logger) as ExecutionResult,
     onSubscribe(req) {
       const prepared = preparedOf.get(req.context.res)!;
       return {
