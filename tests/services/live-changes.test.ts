@@ -1,5 +1,4 @@
 import { addRegistrants, useSeededServer } from '../helpers/fixtures.js';
-import type { LiveBatch } from '../../src/services/live-changes.js';
 
 // The live reader with the real database: followers from the head and from far behind what memory keeps
 // both get every position once, in order, while a bulk write of more changes than memory holds commits.
@@ -11,11 +10,7 @@ async function collect(after: number, through: () => number | undefined, filter 
   const positions: number[] = [];
   const ends: number[] = [];
   const timer = setTimeout(() => controller.abort(), 60_000);
-  for await (const batch of t.server.services.live.follow(
-    after,
-    filter,
-    controller.signal,
-  ) as AsyncGenerator<LiveBatch>) {
+  for await (const batch of t.server.services.live.follow(after, filter, controller.signal)) {
     positions.push(...batch.rows.map((r) => r.position));
     ends.push(batch.through);
     const last = through();
@@ -32,20 +27,20 @@ test('followers from the head and from the start see every change once, in order
   const keeper = new AbortController();
   const kept = live.follow(start, {}, keeper.signal);
   void kept.next();
-  let last: number | undefined;
-  const fromHead = collect(start, () => last);
-  const fromStart = collect(0, () => last);
+  const end: { last?: number } = {};
+  const fromHead = collect(start, () => end.last);
+  const fromStart = collect(0, () => end.last);
   // More changes than the reader keeps in memory (10,000), in several transactions.
   await addRegistrants(t.server, t.fx.publicEvent.id, 12_500, { prefix: 'bulk', name: 'Bulk' });
-  last = await t.server.stores.changes.head();
+  const last = (end.last = await t.server.stores.changes.head());
   const [a, b] = await Promise.all([fromHead, fromStart]);
   expect(a.aborted).toBe(false);
   expect(b.aborted).toBe(false);
-  const expected = (from: number) => Array.from({ length: last! - from }, (_, i) => from + i + 1);
+  const expected = (from: number) => Array.from({ length: last - from }, (_, i) => from + i + 1);
   expect(a.positions).toEqual(expected(start));
   expect(b.positions).toEqual(expected(0));
   // One that starts now, while the reader still runs, from inside the range memory already let go of.
-  const late = await collect(start + 100, () => last);
+  const late = await collect(start + 100, () => end.last);
   keeper.abort();
   await kept.return(undefined);
   expect(late.positions).toEqual(expected(start + 100));
@@ -59,11 +54,11 @@ test('followers from the head and from the start see every change once, in order
 test('a filter keeps only its changes; a cursor before the kept log or past the head is refused', async () => {
   const { live, changes } = t.server.services;
   const head = await live.startAfter(null);
-  let last: number | undefined;
-  const followed = collect(head, () => last, { types: ['event.updated'] });
+  const end: { last?: number } = {};
+  const followed = collect(head, () => end.last, { types: ['event.updated'] });
   await t.server.stores.registrations.create(t.fx.privateEvent.id, t.fx.other.id);
   await t.server.services.events.update('public-meetup', { name: 'Public Meetup, renamed' });
-  last = await t.server.stores.changes.head();
+  const last = (end.last = await t.server.stores.changes.head());
   const { positions } = await followed;
   const rows = await t.server.stores.changes.between(head, last);
   expect(rows.map((r) => r.type)).toEqual(['registration.created', 'event.updated']);

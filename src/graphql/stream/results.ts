@@ -7,7 +7,7 @@ import { formatError } from '../plugins/error-masking.js';
  * logged with the request id and sent as INTERNAL_SERVER_ERROR with that id, never its message.
  */
 export function maskedResult(result: ExecutionResult, requestId: string, logger: Logger): FormattedExecutionResult {
-  if (!result.errors?.length) return result as FormattedExecutionResult;
+  if (!result.errors?.length) return result;
   const errors = result.errors.map((error) => {
     const formatted = error.toJSON();
     if (formatted.extensions?.code) return formatError(formatted, error);
@@ -15,5 +15,5 @@ export function maskedResult(result: ExecutionResult, requestId: string, logger:
     const internal = formatError({ ...formatted, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, error);
     return { ...internal, extensions: { ...internal.extensions, requestId } };
   });
-  return { ...result, errors } as FormattedExecutionResult;
+  return { ...result, errors };
 }
