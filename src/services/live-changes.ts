@@ -21,8 +21,8 @@ export interface LiveOptions {
 export interface LiveBatch {
   rows: ChangeRow[];
   through: number;
-  /** The auth epoch moved since the previous batch: a token may have ended. */
-  authChanged: boolean;
+  /** Read from the log (a stream behind what memory holds): a page of the log's work, priced as one. */
+  fromLog: boolean;
 }
 
 const matches = (filter: ChangeFilter) => (row: ChangeRow) =>
@@ -68,26 +68,34 @@ export class LiveChanges {
     return after;
   }
 
-  /** The batches after `after`, as they commit, until `signal` aborts. */
-  async *follow(after: number, filter: ChangeFilter, signal: AbortSignal): AsyncGenerator<LiveBatch> {
+  /**
+   * The batches after `after`, as they commit, until `signal` aborts. A move of the auth epoch away from
+   * `sinceEpoch` (and each later one) wakes the follower too, with an empty batch if nothing else is new.
+   */
+  async *follow(
+    after: number,
+    filter: ChangeFilter,
+    signal: AbortSignal,
+    sinceEpoch?: string,
+  ): AsyncGenerator<LiveBatch> {
     await this.attach();
     try {
       let position = after;
-      let epoch = this.authEpoch;
+      let epoch = sinceEpoch ?? this.authEpoch;
       while (!signal.aborted) {
         if (this.head <= position && epoch === this.authEpoch) await this.tick(signal);
         if (signal.aborted) return;
-        const authChanged = epoch !== this.authEpoch;
+        const authMoved = epoch !== this.authEpoch;
         epoch = this.authEpoch;
         if (this.head <= position) {
-          if (authChanged) yield { rows: [], through: position, authChanged };
+          if (authMoved) yield { rows: [], through: position, fromLog: false };
           continue;
         }
         const through = Math.min(this.head, position + WINDOW);
-        const rows =
-          this.recent(position, through)?.filter(matches(filter)) ?? (await this.read(position, through, filter));
+        const recent = this.recent(position, through)?.filter(matches(filter));
+        const rows = recent ?? (await this.read(position, through, filter));
         position = through;
-        yield { rows, through, authChanged };
+        yield { rows, through, fromLog: !recent };
       }
     } finally {
       this.detach();

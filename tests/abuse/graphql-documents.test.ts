@@ -35,11 +35,12 @@ describe('operations this API does not have', () => {
     },
   );
 
-  test('a subscription by POST: the same', async () => {
-    const res = await run('subscription { anything }');
-    expect(res.status).toBe(200);
+  test('a subscription by POST: 400, pointing to the stream that serves it', async () => {
+    const res = await run('subscription { changes { cursor } }');
+    expect(res.status).toBe(400);
     expect(res.body.data).toBeUndefined();
-    expect(res.body.errors![0]!.message).toMatch(/no subscription type/);
+    expect(res.body.errors![0]!.message).toBe('Subscriptions are served at /graphql/stream, over Server-Sent Events.');
+    expect(res.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_REQUEST' });
   });
 
   test('a mutation by GET: 405 with Allow: POST (GraphQL over HTTP)', async () => {

@@ -5,19 +5,29 @@ import { rateLimitHeaders, retryAfter } from '../../http/rate-limit-headers.js';
 import type { GraphQLContext } from '../context.js';
 import { costOf, LIMITS, overLimit } from '../limits.js';
 import { documentOverLimit, measure } from '../query-shape.js';
+import { conditionalSubscriptionRoot } from '../subscription-root.js';
 
 const tooComplex = (reason: string, extensions: Record<string, unknown> = {}) =>
   new GraphQLError(reason, { extensions: { code: 'QUERY_TOO_COMPLEX', ...extensions, http: { status: 400 } } });
 
 /**
- * Refuses a document over a shape limit (depth, aliases, fields, directives, repeats, merges) before
- * the other validation rules walk it: some of them are quadratic in repeated fields. graphql-js runs all rules
+ * Refuses a subscription whose root field is conditional (see subscription-root.ts), and a document over a
+ * shape limit (depth, aliases, fields, directives, repeats, merges), before the other validation rules walk
+ * it: some of them are quadratic in repeated fields, one throws on such a subscription. graphql-js runs all rules
  * in one pass; this one acts on entering the root, and returning null there (the visitor's "delete
  * this node") ends the pass for every rule. Apollo hands a plugin the document only after validation.
  */
 export function queryLimitsRule(context: ValidationContext): ASTVisitor {
   return {
     Document(document) {
+      const skipped = conditionalSubscriptionRoot(document);
+      if (skipped) {
+        const message = 'A subscription may not put @skip or @include on its root field.';
+        context.reportError(
+          new GraphQLError(message, { nodes: skipped, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+        );
+        return null;
+      }
       const reason = documentOverLimit(context.getSchema(), document);
       if (!reason) return undefined;
       context.reportError(tooComplex(reason));

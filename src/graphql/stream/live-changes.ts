@@ -22,8 +22,8 @@ const EXPIRED = 'The access token expired: the stream ends. Resume with a fresh 
 
 /**
  * Subscription.changes: checks the arguments and where the stream starts (errors here are the stream's only
- * result), then follows the change log. Loaders and access are fresh for each batch of changes: a stream
- * shows each change as the data and the viewer's rights stand when it is sent.
+ * result), then follows the change log. Loaders and access are fresh for each chunk of changes and after each
+ * wait for the client: a stream shows each change as the data and the viewer's rights stand when it is sent.
  */
 export async function liveChanges(
   args: Partial<SubscriptionChangesArgs>,
@@ -43,30 +43,46 @@ export async function liveChanges(
   }
 }
 
+/** Changes sent per look at the viewer's rights: what a slow reader may get after a revocation, at most. */
+const CHUNK = 64;
+
 async function* follow(
   after: number,
   filter: ReturnType<typeof changeFilterOf>,
   ctx: GraphQLContext,
   stream: LiveStream,
 ): AsyncGenerator<ChangeRow | StreamEnd> {
+  const { live, limiter } = ctx.services;
   let nodes = 0;
+  // The token resolved again (a cache hit unless the auth epoch moved: one read of it), then fresh loaders and
+  // access: whatever is read next is read for a token still valid now.
+  const refresh = async () => {
+    Object.assign(ctx, viewerReads(await stream.reauthorize(), ctx.services));
+  };
   try {
-    for await (const batch of ctx.services.live.follow(after, filter, stream.signal)) {
-      const viewer = batch.authChanged ? await stream.reauthorize() : ctx.viewer;
-      if (!batch.rows.length) continue;
-      Object.assign(ctx, viewerReads(viewer, ctx.services));
-      for (const change of await visibleChanges(ctx.access, batch.rows)) {
-        await stream.writable();
-        if (stream.signal.aborted) break;
-        // GitHub's price: a point per 100 nodes, the selection's nodes counted for each change sent.
-        nodes += stream.nodesPerChange;
-        if (nodes >= 100) {
-          const points = Math.floor(nodes / 100);
-          nodes -= points * 100;
-          ctx.rateLimit = await ctx.services.limiter.consume(ctx.viewer, points);
+    for await (const batch of live.follow(after, filter, stream.signal, stream.sinceEpoch)) {
+      // A window read from the log costs what a page of Query.changes costs, whatever it turns out to hold.
+      if (batch.fromLog) ctx.rateLimit = await limiter.consume(ctx.viewer, 1);
+      await refresh();
+      for (let i = 0; i < batch.rows.length && !stream.signal.aborted; i += CHUNK) {
+        if (i > 0) await refresh();
+        for (const change of await visibleChanges(ctx.access, batch.rows.slice(i, i + CHUNK))) {
+          // After waiting for a slow client, the viewer's rights and the data are looked at again.
+          if (await stream.writable()) {
+            await refresh();
+            if (!(await visibleChanges(ctx.access, [change])).length) continue;
+          }
+          if (stream.signal.aborted) break;
+          // GitHub's price: a point per 100 nodes, the selection's nodes counted for each change sent.
+          nodes += stream.nodesPerChange;
+          if (nodes >= 100) {
+            const points = Math.floor(nodes / 100);
+            nodes -= points * 100;
+            ctx.rateLimit = await limiter.consume(ctx.viewer, points);
+          }
+          stream.sending(encodeChangeCursor(change.position));
+          yield change;
         }
-        stream.sending(encodeChangeCursor(change.position));
-        yield change;
       }
     }
   } catch (err) {

@@ -96,19 +96,23 @@ export function prepareSubscription(schema: GraphQLSchema, limiter: RateLimiter,
       const message = `/graphql/stream serves subscriptions; send a ${operation.operation} to /graphql.`;
       return refuse(res, 400, 'BAD_REQUEST', [new GraphQLError(message)]);
     }
-    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], (variables ?? {}) as never);
-    if (coerced.errors) return refuse(res, 400, 'BAD_USER_INPUT', coerced.errors);
     const fragments: Record<string, FragmentDefinitionNode> = {};
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], (variables ?? {}) as never);
+    if (coerced.errors) return refuse(res, 400, 'BAD_USER_INPUT', coerced.errors);
     const shape = measure(schema, operation, fragments, coerced.coerced);
     const reason = overLimit(shape);
     if (reason) return refuse(res, 400, 'QUERY_TOO_COMPLEX', [new GraphQLError(reason)]);
+    let spent;
     try {
-      res.set(rateLimitHeaders(await limiter.consume(viewerOf(res), costOf(shape.nodes))));
+      spent = await limiter.consume(viewerOf(res), costOf(shape.nodes));
     } catch (err) {
-      if (err instanceof RateLimited) return sendRateLimited(res, err, 'graphql');
-      throw err;
+      if (!(err instanceof RateLimited)) throw err;
+      return res.headersSent ? undefined : sendRateLimited(res, err, 'graphql');
     }
+    // Answered meanwhile (the instance began shutting down): nothing more to say.
+    if (res.headersSent) return;
+    res.set(rateLimitHeaders(spent));
     const prepared: PreparedSubscription = {
       document,
       operationName: operationName ?? undefined,

@@ -2,14 +2,12 @@ import express, { Router, type Request, type Response } from 'express';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse';
 import type { Logger } from 'pino';
-import { bearerToken, requireApiScope, requireViewer, viewerOf } from '../../http/bearer-auth.js';
+import { requireApiScope, requireViewer, viewerOf } from '../../http/bearer-auth.js';
 import { sendJsonError } from '../../http/json-error.js';
-import { requestInfo } from '../../http/locals.js';
 import type { ViewerLookup } from '../../services/bearer.js';
 import { ownerKey, type RateLimiter } from '../../services/rate-limit.js';
 import type { Services } from '../../services/services.js';
-import { buildContext, type GraphQLContext } from '../context.js';
-import { decodeChangeCursor } from '../pagination.js';
+import type { GraphQLContext } from '../context.js';
 import {
   refuseBatches,
   refuseDeepParameters,
@@ -17,16 +15,13 @@ import {
   requireJsonBody,
   verifyBody,
 } from '../request-guards.js';
-import { TOKEN_EXPIRED, type LiveStream } from './live-stream.js';
+import { sendShuttingDown, streamRequestGuard } from './guards.js';
 import { prepareSubscription, preparedOf } from './prepare.js';
 import { maskedResult } from './results.js';
+import { serveStream, type StreamHandler, type StreamRequest } from './serve.js';
 import { StreamSlots, type SlotRefusal } from './slots.js';
 
 const MAX_BODY_BYTES = 100 * 1024;
-/** Results handed to graphql-sse but not yet written: past HIGH the stream waits for its client, until LOW. */
-const QUEUE = { high: 64, low: 16 };
-/** setTimeout's ceiling: a token that lives longer is checked again on the next auth epoch move anyway. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface StreamRouterDeps {
   schema: GraphQLSchema;
@@ -45,7 +40,7 @@ export interface StreamRouterDeps {
 
 export interface StreamRouter {
   router: Router;
-  /** Streams open at this instance now. */
+  /** Streams open at this instance now (slots taken). */
   readonly open: number;
   /** Shutting down: new streams get 503, open ones end now (without `complete`: their clients reconnect elsewhere). */
   closeAll(): void;
@@ -56,20 +51,14 @@ interface StreamRequestContext {
   context: GraphQLContext;
 }
 
-/** `Last-Event-ID`, when sent: a change cursor's position (400 when it is not one this API gave out). */
-function lastEventIdOf(req: Request): number | null {
-  const header = req.get('last-event-id');
-  if (header === undefined || header === '') return null;
-  return decodeChangeCursor(header, 'Last-Event-ID');
-}
-
 /** GraphQL over Server-Sent Events at /graphql/stream (graphql-sse, distinct connections mode). */
 export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
   const slots = new StreamSlots(deps.streamsMax, deps.streamsPerOwner);
-  const open = new Map<Response, () => void>();
+  // Every request holding a slot, from then until its response closes: shutdown reaches each of them.
+  const requests = new Map<Response, StreamRequest>();
   let closing = false;
 
-  const handler = createHandler<Request, StreamRequestContext, Record<PropertyKey, unknown>>({
+  const sse = createHandler<Request, StreamRequestContext, Record<PropertyKey, unknown>>({
     schema: deps.schema,
     // Only distinct connections: every stream is one request, authenticated by its bearer token.
     authenticate: () => null,
@@ -89,67 +78,8 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
       };
     },
   });
-
-  /** The response's stream: its state for the subscription, and its end however it comes. */
-  async function serve(req: Request, res: Response): Promise<void> {
-    const prepared = preparedOf.get(res)!;
-    const token = bearerToken(req.headers.authorization);
-    const controller = new AbortController();
-    const cursors: (string | null)[] = [];
-    let drained: (() => void) | undefined;
-    let stall: NodeJS.Timeout | undefined;
-    let expiry: NodeJS.Timeout | undefined;
-    const expireAt = (at: number) => {
-      clearTimeout(expiry);
-      if (Number.isFinite(at)) {
-        expiry = setTimeout(
-          () => controller.abort(TOKEN_EXPIRED),
-          Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now())),
-        );
-      }
-    };
-    expireAt(res.locals.tokenExpiresAt ?? Infinity);
-    const stream: LiveStream = {
-      lastEventId: lastEventIdOf(req),
-      signal: controller.signal,
-      nodesPerChange: prepared.nodesPerChange,
-      sending: (cursor) => cursors.push(cursor),
-      writable() {
-        if (cursors.length < QUEUE.high || controller.signal.aborted) return Promise.resolve();
-        return new Promise<void>((resolve) => {
-          drained = resolve;
-          // A client that takes nothing in for this long is gone or hostile: its stream ends.
-          stall = setTimeout(() => {
-            deps.logger.warn(
-              { requestId: res.locals.requestId, stallMs: deps.stallMs },
-              'stream client stalled; ended',
-            );
-            res.destroy();
-          }, deps.stallMs);
-        });
-      },
-      async reauthorize() {
-        const { viewer, expiresAt } = await deps.viewers(token);
-        expireAt(expiresAt);
-        return viewer;
-      },
-    };
-    const end = () => {
-      clearTimeout(stall);
-      clearTimeout(expiry);
-      controller.abort('closed');
-      drained?.();
-      open.delete(res);
-    };
-    res.once('close', end);
-    open.set(res, () => {
-      // A comment the client's parser skips, then the end: no `complete`, so its client reconnects.
-      if (!res.writableEnded) res.end(': this instance is shutting down; reconnect with Last-Event-ID\n\n');
-    });
-
-    const context = buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res));
-    context.stream = stream;
-    const [body, init] = await handler({
+  const handler: StreamHandler = (req, res, context) =>
+    sse({
       method: req.method,
       url: req.originalUrl,
       headers: {
@@ -159,29 +89,28 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
       body: () => Promise.resolve(req.method === 'POST' ? (req.body as Record<string, unknown>) : ''),
       raw: req,
       context: { res, context },
+    }) as ReturnType<StreamHandler>;
+
+  /** Takes a slot for the request (429 when none is free), held until its response closes. */
+  function takeSlot(_req: Request, res: Response, next: () => void): void {
+    const release = slots.take(ownerKey(viewerOf(res)));
+    if (typeof release !== 'function') {
+      deps.onRefused?.(release);
+      res.set('Retry-After', '10');
+      const message =
+        release === 'owner'
+          ? `This token's owner has ${deps.streamsPerOwner} streams open here already: close one first.`
+          : 'This instance holds as many streams as it may: try again shortly.';
+      return sendJsonError(res, 429, 'TOO_MANY_STREAMS', message);
+    }
+    const closed = new AbortController();
+    requests.set(res, { closed: closed.signal });
+    res.once('close', () => {
+      release();
+      requests.delete(res);
+      closed.abort();
     });
-    // Proxies (nginx) would hold the events back to fill a buffer.
-    res.writeHead(init.status, init.statusText, { ...init.headers, 'X-Accel-Buffering': 'no' });
-    if (!body || typeof body === 'string') {
-      res.end(body ?? undefined);
-      return;
-    }
-    res.once('close', () => void body.return(undefined));
-    for await (const message of body) {
-      let text = message;
-      if (message.startsWith('event: next')) {
-        const cursor = cursors.shift();
-        if (cursor) text = `id: ${cursor}\n${message}`;
-        if (cursors.length <= QUEUE.low && drained) {
-          clearTimeout(stall);
-          drained();
-          drained = undefined;
-        }
-        deps.onEvent?.();
-      }
-      if (!(await write(res, text))) break;
-    }
-    if (!res.writableEnded) res.end();
+    next();
   }
 
   const router = Router();
@@ -189,57 +118,20 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
     requireViewer(deps.viewers, 'graphql'),
     requireApiScope,
     refuseSpentBudget(deps.limiter),
-    (req, res, next) => {
-      res.set('Cache-Control', 'no-store');
-      if (req.method !== 'GET' && req.method !== 'POST') {
-        res.set('Allow', 'GET, POST');
-        return sendJsonError(res, 405, 'BAD_REQUEST', 'Open a stream with POST (or GET).');
-      }
-      if (!req.accepts('text/event-stream') || !(req.get('accept') ?? '').includes('text/event-stream')) {
-        return sendJsonError(
-          res,
-          406,
-          'BAD_REQUEST',
-          'Send `Accept: text/event-stream`: this endpoint answers with a stream of events.',
-        );
-      }
-      if (closing) {
-        res.set('Retry-After', '1');
-        return sendJsonError(
-          res,
-          503,
-          'SHUTTING_DOWN',
-          'This instance is shutting down: open the stream again (with Last-Event-ID).',
-        );
-      }
-      try {
-        lastEventIdOf(req);
-      } catch {
-        return sendJsonError(res, 400, 'BAD_USER_INPUT', '`Last-Event-ID` is not a change cursor this API gave out.');
-      }
-      next();
-    },
+    streamRequestGuard(() => closing),
     requireJsonBody,
     express.json({ limit: MAX_BODY_BYTES, verify: verifyBody }),
     refuseBatches,
     refuseDeepParameters,
-    (_req, res, next) => {
-      const release = slots.take(ownerKey(viewerOf(res)));
-      if (typeof release !== 'function') {
-        deps.onRefused?.(release);
-        res.set('Retry-After', '10');
-        const message =
-          release === 'owner'
-            ? `This token's owner has ${deps.streamsPerOwner} streams open here already: close one first.`
-            : 'This instance holds as many streams as it may: try again shortly.';
-        return sendJsonError(res, 429, 'TOO_MANY_STREAMS', message);
-      }
-      res.once('close', release);
-      next();
-    },
+    takeSlot,
     prepareSubscription(deps.schema, deps.limiter, deps.production),
     (req, res, next) => {
-      serve(req, res).catch((err: unknown) => {
+      const request = requests.get(res);
+      // Gone meanwhile, or already answered by shutdown.
+      if (!request || request.closed.aborted || res.headersSent) return;
+      if (closing) return sendShuttingDown(res);
+      const serveDeps = { ...deps, handler, closing: () => closing };
+      serveStream(req, res, request, preparedOf.get(res)!, serveDeps).catch((err: unknown) => {
         if (!res.headersSent) return next(err);
         deps.logger.error({ err, requestId: res.locals.requestId }, 'stream failed');
         res.destroy();
@@ -254,13 +146,11 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
     },
     closeAll() {
       closing = true;
-      for (const close of open.values()) close();
+      for (const res of requests.keys()) {
+        // Not begun: the 503 of shutdown. Begun: a comment, then the end — no `complete`, so its client reconnects.
+        if (!res.headersSent) sendShuttingDown(res);
+        else if (!res.writableEnded) res.end(': this instance is shutting down; reconnect with Last-Event-ID\n\n');
+      }
     },
   };
-}
-
-/** Writes one message; false once the response cannot take more (ended, or its client gone). */
-function write(res: Response, text: string): Promise<boolean> {
-  if (res.writableEnded || res.destroyed) return Promise.resolve(false);
-  return new Promise((resolve) => res.write(text, (err) => resolve(!err)));
 }

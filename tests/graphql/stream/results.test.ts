@@ -1,11 +1,11 @@
 import { GraphQLError } from 'graphql';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { Writable } from 'node:stream';
 import { maskedResult } from '../../../src/graphql/stream/results.js';
 import { ChangesExpiredError } from '../../../src/graphql/errors.js';
 
 // What a stream sends of its errors: the ones with a code as they are, any other (a failed query) masked.
-function logged(): { logger: ReturnType<typeof pino>; lines: string[] } {
+function logged(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
