@@ -1,23 +1,29 @@
 import { addRegistrants, useSeededServer } from '../helpers/fixtures.js';
+import { until } from '../helpers/wait.js';
 
 // The live reader with the real database: followers from the head and from far behind what memory keeps
 // both get every position once, in order, while a bulk write of more changes than memory holds commits.
 const t = useSeededServer();
 
-/** Follows from `after` until `through` is reached: every change's position, and the batches' ends. */
-async function collect(after: number, through: () => number | undefined, filter = {}) {
+/** Follows from `after`; `upTo(last)` waits until it has read through `last`: every position, and the batches' ends. */
+function collect(after: number, filter = {}) {
   const controller = new AbortController();
   const positions: number[] = [];
   const ends: number[] = [];
-  const timer = setTimeout(() => controller.abort(), 60_000);
-  for await (const batch of t.server.services.live.follow(after, filter, controller.signal)) {
-    positions.push(...batch.rows.map((r) => r.position));
-    ends.push(batch.through);
-    const last = through();
-    if (last !== undefined && batch.through >= last) break;
-  }
-  clearTimeout(timer);
-  return { positions, ends, aborted: controller.signal.aborted };
+  const done = (async () => {
+    for await (const batch of t.server.services.live.follow(after, filter, controller.signal)) {
+      positions.push(...batch.rows.map((r) => r.position));
+      ends.push(batch.through);
+    }
+  })();
+  return {
+    async upTo(last: number) {
+      await until(() => (ends.at(-1) ?? after) >= last, `the follower from ${after} reached ${last}`, 60_000);
+      controller.abort();
+      await done;
+      return { positions, ends };
+    },
+  };
 }
 
 test('followers from the head and from the start see every change once, in order, past what memory keeps', async () => {
@@ -27,20 +33,17 @@ test('followers from the head and from the start see every change once, in order
   const keeper = new AbortController();
   const kept = live.follow(start, {}, keeper.signal);
   void kept.next();
-  const end: { last?: number } = {};
-  const fromHead = collect(start, () => end.last);
-  const fromStart = collect(0, () => end.last);
+  const fromHead = collect(start);
+  const fromStart = collect(0);
   // More changes than the reader keeps in memory (10,000), in several transactions.
   await addRegistrants(t.server, t.fx.publicEvent.id, 12_500, { prefix: 'bulk', name: 'Bulk' });
-  const last = (end.last = await t.server.stores.changes.head());
-  const [a, b] = await Promise.all([fromHead, fromStart]);
-  expect(a.aborted).toBe(false);
-  expect(b.aborted).toBe(false);
+  const last = await t.server.stores.changes.head();
+  const [a, b] = await Promise.all([fromHead.upTo(last), fromStart.upTo(last)]);
   const expected = (from: number) => Array.from({ length: last - from }, (_, i) => from + i + 1);
   expect(a.positions).toEqual(expected(start));
   expect(b.positions).toEqual(expected(0));
   // One that starts now, while the reader still runs, from inside the range memory already let go of.
-  const late = await collect(start + 100, () => end.last);
+  const late = await collect(start + 100).upTo(last);
   keeper.abort();
   await kept.return(undefined);
   expect(late.positions).toEqual(expected(start + 100));
@@ -54,12 +57,11 @@ test('followers from the head and from the start see every change once, in order
 test('a filter keeps only its changes; a cursor before the kept log or past the head is refused', async () => {
   const { live, changes } = t.server.services;
   const head = await live.startAfter(null);
-  const end: { last?: number } = {};
-  const followed = collect(head, () => end.last, { types: ['event.updated'] });
+  const followed = collect(head, { types: ['event.updated'] });
   await t.server.stores.registrations.create(t.fx.privateEvent.id, t.fx.other.id);
   await t.server.services.events.update('public-meetup', { name: 'Public Meetup, renamed' });
-  const last = (end.last = await t.server.stores.changes.head());
-  const { positions } = await followed;
+  const last = await t.server.stores.changes.head();
+  const { positions } = await followed.upTo(last);
   const rows = await t.server.stores.changes.between(head, last);
   expect(rows.map((r) => r.type)).toEqual(['registration.created', 'event.updated']);
   expect(positions).toEqual([rows[1]!.position]);
@@ -67,4 +69,4 @@ test('a filter keeps only its changes; a cursor before the kept log or past the 
   await changes.prune(Date.now() + (t.server.config.changesRetentionDays + 1) * 86_400_000);
   await expect(live.startAfter(head)).rejects.toThrow('older than the changes kept');
   expect(await live.startAfter(null)).toBe(last);
-});
+}, 30_000);

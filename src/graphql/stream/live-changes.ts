@@ -22,8 +22,8 @@ const EXPIRED = 'The access token expired: the stream ends. Resume with a fresh 
 
 /**
  * Subscription.changes: checks the arguments and where the stream starts (errors here are the stream's only
- * result), then follows the change log. Loaders and access are fresh for each chunk of changes and after each
- * wait for the client: a stream shows each change as the data and the viewer's rights stand when it is sent.
+ * result), then follows the change log. The token is resolved again before each change is sent, and loaders
+ * and access are fresh for each batch, after each wait for the client and whenever the auth epoch moved.
  */
 export async function liveChanges(
   args: Partial<SubscriptionChangesArgs>,
@@ -43,9 +43,6 @@ export async function liveChanges(
   }
 }
 
-/** Changes sent per look at the viewer's rights: what a slow reader may get after a revocation, at most. */
-const CHUNK = 64;
-
 async function* follow(
   after: number,
   filter: ReturnType<typeof changeFilterOf>,
@@ -53,36 +50,36 @@ async function* follow(
   stream: LiveStream,
 ): AsyncGenerator<ChangeRow | StreamEnd> {
   const { live, limiter } = ctx.services;
+  let epoch = stream.sinceEpoch;
   let nodes = 0;
-  // The token resolved again (a cache hit unless the auth epoch moved: one read of it), then fresh loaders and
-  // access: whatever is read next is read for a token still valid now.
-  const refresh = async () => {
-    Object.assign(ctx, viewerReads(await stream.reauthorize(), ctx.services));
+  // The token resolved again before anything is read for it (one read of the auth epoch, then the lookup's
+  // cache); loaders and access are made anew when asked to, or when the epoch moved. True when they were.
+  const recheck = async (renew: boolean) => {
+    const { viewer, authEpoch } = await stream.reauthorize();
+    if (!renew && authEpoch === epoch) return false;
+    epoch = authEpoch;
+    Object.assign(ctx, viewerReads(viewer, ctx.services));
+    return true;
   };
   try {
     for await (const batch of live.follow(after, filter, stream.signal, stream.sinceEpoch)) {
       // A window read from the log costs what a page of Query.changes costs, whatever it turns out to hold.
       if (batch.fromLog) ctx.rateLimit = await limiter.consume(ctx.viewer, 1);
-      await refresh();
-      for (let i = 0; i < batch.rows.length && !stream.signal.aborted; i += CHUNK) {
-        if (i > 0) await refresh();
-        for (const change of await visibleChanges(ctx.access, batch.rows.slice(i, i + CHUNK))) {
-          // After waiting for a slow client, the viewer's rights and the data are looked at again.
-          if (await stream.writable()) {
-            await refresh();
-            if (!(await visibleChanges(ctx.access, [change])).length) continue;
-          }
-          if (stream.signal.aborted) break;
-          // GitHub's price: a point per 100 nodes, the selection's nodes counted for each change sent.
-          nodes += stream.nodesPerChange;
-          if (nodes >= 100) {
-            const points = Math.floor(nodes / 100);
-            nodes -= points * 100;
-            ctx.rateLimit = await limiter.consume(ctx.viewer, points);
-          }
-          stream.sending(encodeChangeCursor(change.position));
-          yield change;
+      await recheck(true);
+      for (const change of await visibleChanges(ctx.access, batch.rows)) {
+        // After waiting for a slow client, or once the epoch moved, the change's visibility is looked at again.
+        const waited = await stream.writable();
+        if (stream.signal.aborted) break;
+        if ((await recheck(waited)) && !(await visibleChanges(ctx.access, [change])).length) continue;
+        // GitHub's price: a point per 100 nodes, the selection's nodes counted for each change sent.
+        nodes += stream.nodesPerChange;
+        if (nodes >= 100) {
+          const points = Math.floor(nodes / 100);
+          nodes -= points * 100;
+          ctx.rateLimit = await limiter.consume(ctx.viewer, points);
         }
+        stream.sending(encodeChangeCursor(change.position));
+        yield change;
       }
     }
   } catch (err) {

@@ -20,6 +20,9 @@ export interface LiveStream {
    * router ends a stream whose client never does.
    */
   writable(): Promise<boolean>;
-  /** The token resolved again (the viewer lookup's cache serves it while the auth epoch stands): the viewer now, or InvalidToken. */
-  reauthorize(): Promise<Viewer>;
+  /**
+   * The token resolved again (the viewer lookup's cache serves it while the auth epoch stands): the viewer and
+   * the auth epoch now, or InvalidToken.
+   */
+  reauthorize(): Promise<{ viewer: Viewer; authEpoch: string }>;
 }

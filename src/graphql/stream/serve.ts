@@ -64,7 +64,10 @@ export async function serveStream(
   let drained: (() => void) | undefined;
   let stall: NodeJS.Timeout | undefined;
   let expiry: NodeJS.Timeout | undefined;
+  let expiresAtNow = NaN;
   const expireAt = (at: number) => {
+    if (at === expiresAtNow) return;
+    expiresAtNow = at;
     clearTimeout(expiry);
     if (!Number.isFinite(at)) return;
     const ms = Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now()));
@@ -100,7 +103,7 @@ export async function serveStream(
     async reauthorize() {
       const resolved = await deps.viewers(token);
       expireAt(resolved.expiresAt);
-      return resolved.viewer;
+      return { viewer: resolved.viewer, authEpoch: resolved.epochs.auth };
     },
   };
   const context = buildContext(viewer, deps.services, res.locals.requestId, requestInfo(res));
