@@ -125,9 +125,6 @@ process.on('message', async (msg) => {
   else if (msg.cmd === 'received') {
     // How many streams have received at least `count` changes: the parent waits on it.
     process.send({ cmd: 'received', streams: streams.filter((s) => s.changes.length >= msg.count).length });
-  } else if (msg.cmd === 'last') {
-    // When the last change so far arrived, at any stream of this process.
-    process.send({ cmd: 'last', at: Math.max(-Infinity, ...streams.map((s) => s.times.at(-1) ?? -Infinity)) });
   } else if (msg.cmd === 'status') {
     const open = streams.filter((s) => !s.ended).length;
     process.send({ cmd: 'status', open, comments: streams.reduce((n, s) => n + s.comments, 0) });
