@@ -298,6 +298,11 @@ async function idleStreams(url, tokens) {
         idleCpuPercent,
         idleWindowMs: windowMs,
       };
+      if (step.serverStreams !== open || step.clientOpen !== open) {
+        throw new Error(
+          `idle: ${open} streams opened, the server counts ${step.serverStreams}, the clients ${step.clientOpen}`,
+        );
+      }
       steps.push(step);
       console.log(
         `idle: ${fmt(target)} streams (${fmt(step.clientOpen)} open at the clients, ${fmt(step.serverStreams)} at the server${Object.keys(refused).length ? `, refused ${JSON.stringify(refused)}` : ''}): RSS ${fmt(step.rssMb)} MB, heap ${fmt(step.heapMb)} MB, opened in ${fmt(openSeconds, 1)} s, idle CPU ${fmt(idleCpuPercent, 1)} %`,
