@@ -347,8 +347,21 @@ const PROBE = JSON.stringify({
   variables: { slug: EVENT },
 });
 
-/** Asks /graphql every 500 ms until stopped: each answer's time (ms); a request still unanswered then is cut off. */
+/** Asks /graphql (or, without tokens, /healthz) every 500 ms until stopped: each answer's time (ms), the last cut off. */
 function probe(url, tokens) {
+  const request = (i, signal) =>
+    tokens
+      ? fetch(`${url}/graphql`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${tokens[i % tokens.length]}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/json',
+          },
+          body: PROBE,
+          signal,
+        }).then(async (r) => r.status === 200 && !(await r.json()).errors)
+      : fetch(`${url}/healthz`, { signal }).then((r) => r.ok);
   const ms = [];
   let failed = 0;
   let running = true;
@@ -357,19 +370,7 @@ function probe(url, tokens) {
   const done = (async () => {
     while (running) {
       const started = now();
-      const ok = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${tokens[ms.length % tokens.length]}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-        },
-        body: PROBE,
-        signal: controller.signal,
-      }).then(
-        async (r) => r.status === 200 && !(await r.json()).errors,
-        () => false,
-      );
+      const ok = await request(ms.length, controller.signal).catch(() => false);
       if (controller.signal.aborted) {
         unanswered = now() - started;
         return;
@@ -476,9 +477,9 @@ async function fanOut(url, tokens, probeTokens, eventId, userIds) {
     if (opened !== SUBSCRIBERS)
       throw new Error(`fan-out: ${opened} of ${SUBSCRIBERS} streams opened (${JSON.stringify(refused)})`);
     console.log(`fan-out: ${fmt(SUBSCRIBERS)} streams open in ${fmt((now() - openStarted) / 1000, 1)} s`);
-    const stopQuiet = probe(server.url, probeTokens);
+    const stopQuiet = [probe(server.url, probeTokens), probe(server.url)];
     await sleep(3000);
-    const quietProbe = await stopQuiet();
+    const [quietProbe, quietHealth] = await Promise.all(stopQuiet.map((stop) => stop()));
     const writes = await write(0, WARMUP, WARMUP);
     if ((await received(loaders, WARMUP, DRAIN_MS)) < SUBSCRIBERS)
       throw new Error('fan-out: the warm-up changes did not reach every stream');
@@ -496,7 +497,7 @@ async function fanOut(url, tokens, probeTokens, eventId, userIds) {
       const rssBefore = rssMb(server.child.pid);
       let rssPeak = rssBefore;
       const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(server.child.pid))), 250);
-      const stopProbe = probe(server.url, probeTokens);
+      const stopProbes = [probe(server.url, probeTokens), probe(server.url)];
       console.log(`fan-out: ${pass.changes} registrations at ${pass.perSecond}/s`);
       writes.push(...(await write(from, to, pass.perSecond)));
       const streamsComplete = await received(loaders, to, DRAIN_MS);
@@ -505,7 +506,7 @@ async function fanOut(url, tokens, probeTokens, eventId, userIds) {
       const cpuAfter = cpu();
       const elapsedMs = now() - started;
       const reports = (await Promise.all(loaders.map((l) => l.ask({ cmd: 'report' })))).flatMap((r) => r.streams);
-      const apiProbe = await stopProbe();
+      const [apiProbe, healthProbe] = await Promise.all(stopProbes.map((stop) => stop()));
       const figures = passFigures(reports, writes, from, to);
       const serverMs = cpuAfter.server - cpuBefore.server;
       const result = {
@@ -527,6 +528,7 @@ async function fanOut(url, tokens, probeTokens, eventId, userIds) {
         rssBeforeMb: rssBefore,
         rssPeakMb: rssPeak,
         apiProbe,
+        healthProbe,
       };
       passes.push(result);
       console.log(
@@ -545,6 +547,7 @@ async function fanOut(url, tokens, probeTokens, eventId, userIds) {
       changes: CHANGES,
       drainLimitMs: DRAIN_MS,
       quietProbe,
+      quietHealth,
       passes,
       check,
     };
@@ -599,9 +602,13 @@ function fanOutMarkdown(f) {
         `an API request meanwhile (${p.apiProbe.requests}, ${p.apiProbe.failed} failed${p.apiProbe.unanswered ? ', the last one unanswered when the pass ended: its wait so far' : ''})`,
         p.apiProbe.ms,
       ),
+      row(
+        `/healthz meanwhile (${p.healthProbe.requests}, ${p.healthProbe.failed} failed${p.healthProbe.unanswered ? ', the last one unanswered when the pass ended: its wait so far' : ''})`,
+        p.healthProbe.ms,
+      ),
       '',
     ]),
-    `The API request (an organizer's page of 10 registrations of the event, every 500 ms, tokens of its own) with the streams open and nothing changing: p50 ${fmt(f.quietProbe.ms.p50, 1)} ms, max ${fmt(f.quietProbe.ms.max, 1)} ms (${f.quietProbe.requests} requests, ${f.quietProbe.failed} failed).`,
+    `The API request (an organizer's page of 10 registrations of the event, every 500 ms, tokens of its own) with the streams open and nothing changing: p50 ${fmt(f.quietProbe.ms.p50, 1)} ms, max ${fmt(f.quietProbe.ms.max, 1)} ms (${f.quietProbe.requests} requests, ${f.quietProbe.failed} failed); /healthz p50 ${fmt(f.quietHealth.ms.p50, 1)} ms, max ${fmt(f.quietHealth.ms.max, 1)} ms.`,
     '',
     `Delivery over the run (${f.changes} changes): ${fmt(c.complete)} of ${fmt(f.subscribers)} streams received every change exactly once and in order; duplicates ${fmt(c.duplicates)}, streams out of order ${fmt(c.outOfOrder)}, SSE ids not rising ${fmt(c.idsNotRising)}, errors ${fmt(c.errors)}, streams ended ${fmt(c.ended)}, not yet received when the run stopped ${fmt(c.missing)}.`,
     '',
