@@ -285,7 +285,7 @@ async function main() {
   if (!subset && process.env.BENCH_STREAMS !== '0') await streamsBench();
 }
 
-/** bench/streams.mjs's shorter run (about two minutes): idle streams within the RSS budget, fan-out latency. */
+/** bench/streams.mjs's shorter run (two to three minutes): idle streams within the RSS budget, fan-out latency. */
 function streamsBench() {
   const child = spawn(process.execPath, [here('streams.mjs')], {
     env: { ...process.env, BENCH_STREAMS_QUICK: '1' },
