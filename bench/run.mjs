@@ -1,6 +1,7 @@
 // `npm run bench` (SQLite) and `npm run bench:pg` (PostgreSQL): the canonical query against Roster, the
 // plain alternative and the other peers, alternating, on this machine. Servers run in their own processes;
 // the load (autocannon) runs here. Every server's answers are checked byte for byte against Roster's.
+// Then the live streams' bench (bench/streams.mjs) on the same database.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -280,6 +281,19 @@ async function main() {
   const name = `${subset ? 'tmp/subset' : 'latest'}-${PG ? 'pg' : 'sqlite'}`;
   console.log(`\n${writeReport(here(`results/${name}`), report)}`);
   console.log(`written: bench/results/${name}.json, .md, .svg`);
+  // Live streams on the same database (bench/streams.mjs, in a process of its own): not for a subset.
+  if (!subset && process.env.BENCH_STREAMS !== '0') await streamsBench();
+}
+
+/** bench/streams.mjs's shorter run (two to three minutes): idle streams within the RSS budget, fan-out latency. */
+function streamsBench() {
+  const child = spawn(process.execPath, [here('streams.mjs')], {
+    env: { ...process.env, BENCH_STREAMS_QUICK: '1' },
+    stdio: 'inherit',
+  });
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench/streams.mjs exited with ${code}`)))),
+  );
 }
 
 let answersFile;

@@ -12,6 +12,7 @@ import {
   type FragmentDefinitionNode,
   type GraphQLSchema,
 } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { sendJsonError, sendJsonErrors } from '../../http/json-error.js';
 import { rateLimitHeaders, sendRateLimited } from '../../http/rate-limit-headers.js';
 import { viewerOf } from '../../http/bearer-auth.js';
@@ -30,6 +31,9 @@ export interface PreparedSubscription {
 }
 
 const RULES = [...specifiedRules, queryLimitsRule];
+
+/** Streams that send the same subscription text share one parsed document instead of a syntax tree each. */
+const DOCUMENT_CACHE_CHARS = 2 ** 20;
 
 /** Each stream request's subscription, once prepared. */
 export const preparedOf = new WeakMap<Response, PreparedSubscription>();
@@ -56,6 +60,10 @@ function paramsOf(req: Request): { query?: unknown; variables?: unknown; operati
  * stream opens. Its price is the selection's cost as a query's; each change sent costs its nodes besides.
  */
 export function prepareSubscription(schema: GraphQLSchema, limiter: RateLimiter, hideSuggestions: boolean) {
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: DOCUMENT_CACHE_CHARS,
+    sizeCalculation: (_document, query) => Math.max(1, query.length),
+  });
   // A refused document still cost work: one point, as at /graphql.
   const spendOne = (res: Response) => limiter.consume(viewerOf(res), 1).catch(() => undefined);
   const refuse = (res: Response, status: number, code: string, errors: readonly GraphQLError[]) => {
@@ -79,14 +87,17 @@ export function prepareSubscription(schema: GraphQLSchema, limiter: RateLimiter,
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
       return sendJsonError(res, 400, 'BAD_REQUEST', '`operationName` must be a string.');
     }
-    let document: DocumentNode;
-    try {
-      document = parse(query, { maxTokens: LIMITS.maxTokens });
-    } catch (err) {
-      return refuse(res, 400, 'GRAPHQL_PARSE_FAILED', [err as GraphQLError]);
+    let document = documents.get(query);
+    if (!document) {
+      try {
+        document = parse(query, { maxTokens: LIMITS.maxTokens });
+      } catch (err) {
+        return refuse(res, 400, 'GRAPHQL_PARSE_FAILED', [err as GraphQLError]);
+      }
+      const invalid = validate(schema, document, RULES, { maxErrors: 20 });
+      if (invalid.length) return refuse(res, 400, 'GRAPHQL_VALIDATION_FAILED', invalid);
+      documents.set(query, document);
     }
-    const invalid = validate(schema, document, RULES, { maxErrors: 20 });
-    if (invalid.length) return refuse(res, 400, 'GRAPHQL_VALIDATION_FAILED', invalid);
     const operation = getOperationAST(document, operationName ?? undefined);
     if (!operation) {
       const message = operationName ? `No operation named "${operationName}".` : 'Name the operation to run.';
