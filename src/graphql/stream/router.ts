@@ -87,8 +87,20 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
     },
   });
 
+  const refuseShuttingDown = (res: Response) => {
+    res.set('Retry-After', '1');
+    sendJsonError(
+      res,
+      503,
+      'SHUTTING_DOWN',
+      'This instance is shutting down: open the stream again (with Last-Event-ID).',
+    );
+  };
+
   /** The response's stream: its state for the subscription, and its end however it comes. */
   async function serve(req: Request, res: Response): Promise<void> {
+    // Again here, where closeAll starts to see it: a stream admitted before the signal would outlive the drain.
+    if (closing) return refuseShuttingDown(res);
     const prepared = preparedOf.get(res)!;
     const token = bearerToken(req.headers.authorization);
     const controller = new AbortController();
@@ -140,6 +152,8 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
     };
     res.once('close', end);
     open.set(res, () => {
+      // Not answered yet (its subscription is being set up): refused like a new one.
+      if (!res.headersSent) return refuseShuttingDown(res);
       // A comment the client's parser skips, then the end: no `complete`, so its client reconnects.
       if (!res.writableEnded) res.end(': this instance is shutting down; reconnect with Last-Event-ID\n\n');
     });
@@ -157,6 +171,11 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
       raw: req,
       context: { res, context },
     });
+    if (res.headersSent) {
+      // Refused by closeAll while it was being set up: the subscription ends unread.
+      if (body && typeof body !== 'string') void body.return(undefined);
+      return;
+    }
     // Proxies (nginx) would hold the events back to fill a buffer.
     res.writeHead(init.status, init.statusText, { ...init.headers, 'X-Accel-Buffering': 'no' });
     if (!body || typeof body === 'string') {
@@ -200,15 +219,7 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
           'Send `Accept: text/event-stream`: this endpoint answers with a stream of events.',
         );
       }
-      if (closing) {
-        res.set('Retry-After', '1');
-        return sendJsonError(
-          res,
-          503,
-          'SHUTTING_DOWN',
-          'This instance is shutting down: open the stream again (with Last-Event-ID).',
-        );
-      }
+      if (closing) return refuseShuttingDown(res);
       try {
         lastEventIdOf(req);
       } catch {
