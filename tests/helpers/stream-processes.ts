@@ -243,6 +243,7 @@ export function useStreamCluster(count: number, env: NodeJS.ProcessEnv = {}): St
   useBuiltDist();
   let database: { url: string; drop(): Promise<void> };
   const cluster = { instances: [] as ServerProcess[] } as StreamCluster;
+  let started: Promise<unknown> = Promise.resolve();
   const start = async () => {
     // As deployed, and so never loading the demo data.
     cluster.instances.push(await spawnServer({ NODE_ENV: 'production', DATABASE_URL: database.url, ...env }));
@@ -255,13 +256,17 @@ export function useStreamCluster(count: number, env: NodeJS.ProcessEnv = {}): St
     await migrate(cluster.db);
     cluster.stores = createStores(cluster.db);
     cluster.fx = await seed(cluster.stores, database.url);
-    await Promise.all(Array.from({ length: count }, start));
+    const starts = Array.from({ length: count }, start);
+    started = Promise.allSettled(starts);
+    await Promise.all(starts);
   }, 120_000);
   afterAll(async () => {
+    // Starts that outlived a timed-out beforeAll would leave their servers running.
+    await started;
     await stopServers(cluster.instances);
     await cluster.db?.destroy();
     await database?.drop();
-  }, 30_000);
+  }, 60_000);
   return cluster;
 }
 
