@@ -18,7 +18,7 @@ import { SUBSCRIBE } from './helpers/streams.js';
 import { until, within } from './helpers/wait.js';
 
 // Instances stopped in turn (A, then C with B taking over, then B): clients must resume elsewhere, losing nothing.
-const DELAY_MS = 2000;
+const DELAY_MS = 3000;
 const c = useStreamCluster(3, { SHUTDOWN_DELAY_MS: String(DELAY_MS) });
 const [a, b, instanceC] = [0, 1, 2].map((i) => () => c.instances[i]!) as [
   () => ServerProcess,
@@ -57,23 +57,28 @@ test('SIGTERM ends the streams cleanly at once; the client resumes at another in
   const exited = exitOf(a());
   const signalled = Date.now();
   a().proc.kill('SIGTERM');
+  // A stream's end says A took the signal; it keeps serving for the delay: a new stream is refused, with a Retry-After.
+  await within(DELAY_MS, 'a stream ends', Promise.race([userAtA.ended, appAtA.ended]));
+  const [refused, readiness] = await Promise.all([
+    openTimedStream(a().url, fx.userToken),
+    fetch(`${a().url}/readyz`).then((res) => res.status),
+  ]);
+  expect(Date.now() - signalled).toBeLessThan(DELAY_MS);
+  expect(refused.status).toBe(503);
+  expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(JSON.parse(refused.text!)).toMatchObject({ errors: [{ extensions: { code: 'SHUTTING_DOWN' } }] });
+  expect(readiness).toBe(503);
+
   const ends = await within(DELAY_MS, 'the streams end', Promise.all([userAtA.ended, appAtA.ended]));
   for (const [i, stream] of [userAtA, appAtA].entries()) {
     // The body ended as HTTP ends one, with no `complete`: a client reconnects rather than stops.
     expect(ends[i]!.how).toBe('clean');
+    expect(ends[i]!.at - signalled).toBeLessThan(DELAY_MS);
     expect(stream.events.map((e) => e.event)).toEqual(['next', 'next', 'next']);
     expect(stream.events.map((e) => e.id)).toEqual(control.events.map((e) => e.id));
     expect(stream.comments.join('\n')).toMatch(/shutting down/);
     expectWellFormed(stream);
   }
-
-  // Still serving during the delay: a new stream is refused, with when to try again (elsewhere).
-  const refused = await openTimedStream(a().url, fx.userToken);
-  expect(Date.now() - signalled).toBeLessThan(DELAY_MS);
-  expect(refused.status).toBe(503);
-  expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-  expect(JSON.parse(refused.text!)).toMatchObject({ errors: [{ extensions: { code: 'SHUTTING_DOWN' } }] });
-  expect((await fetch(`${a().url}/readyz`)).status).toBe(503);
 
   // Written while the client is away, by this process and by a CLI process.
   commits[key(3)] = await register(3);
