@@ -157,8 +157,12 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
       raw: req,
       context: { res, context },
     });
-    // Proxies (nginx) would hold the events back to fill a buffer.
-    res.writeHead(init.status, init.statusText, { ...init.headers, 'X-Accel-Buffering': 'no' });
+    // Proxies (nginx) would hold the events back to fill a buffer; graphql-sse's no-cache would replace no-store.
+    res.writeHead(init.status, init.statusText, {
+      ...init.headers,
+      'cache-control': 'no-store',
+      'X-Accel-Buffering': 'no',
+    });
     if (!body || typeof body === 'string') {
       res.end(body ?? undefined);
       return;
