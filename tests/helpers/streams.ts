@@ -182,7 +182,7 @@ export async function expectEndedWith(stream: RawStream, code: string, ms = 5000
   expect(last.event).toBe('next');
   expect(last.id).toBeUndefined();
   const payload = payloadOf(last);
-  expect(payload.data).toBeNull();
+  expect(payload.data ?? null).toBeNull();
   expect(payload.errors).toHaveLength(1);
   expect(payload.errors![0]!.extensions.code).toBe(code);
   await within(ms, 'the response ended after complete', stream.ended);
