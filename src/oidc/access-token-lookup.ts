@@ -13,6 +13,8 @@ export function createAccessTokenLookup(identity: { readonly provider: Provider 
     }
     // `exp` is in seconds; a grant without one lives as long as its tokens.
     const expiresAt = Math.min(accessToken.exp ?? Infinity, grant.exp ?? Infinity) * 1000;
+    // The provider still finds a token up to its clock tolerance (15 s) past `exp`: ours ends at `exp`.
+    if (expiresAt <= Date.now()) return undefined;
     return {
       accountId: accessToken.accountId,
       clientId: accessToken.clientId!,

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChangeFilter, ChangeRow } from '../stores/change-store.js';
 import type { ChangeSignal } from '../stores/change-signal.js';
 import type { Stores } from '../stores/stores.js';
@@ -206,6 +207,8 @@ export class LiveChanges {
           const through = Math.min(head, this.head + WINDOW);
           this.remember(await this.stores.changes.between(this.head, through), through);
           moved = true;
+          // SQLite answers without a turn of the event loop: a long run of windows would hold up every request.
+          await nextTurn();
         }
         if (moved) this.wake();
       } while (this.again && this.followers > 0);

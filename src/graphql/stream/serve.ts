@@ -115,8 +115,12 @@ export async function serveStream(
     if (!res.headersSent && !request.closed.aborted) sendShuttingDown(res);
     return;
   }
-  // Proxies (nginx) would hold the events back to fill a buffer.
-  res.writeHead(init.status, init.statusText, { ...init.headers, 'X-Accel-Buffering': 'no' });
+  // Proxies (nginx) would hold the events back to fill a buffer; graphql-sse's no-cache would replace no-store.
+  res.writeHead(init.status, init.statusText, {
+    ...init.headers,
+    'cache-control': 'no-store',
+    'X-Accel-Buffering': 'no',
+  });
   if (!body || typeof body === 'string') {
     res.end(body ?? undefined);
     return;
