@@ -6,7 +6,7 @@ const schema = process.env.ROSTER_SCHEMA ?? 'schema.graphql';
 
 const config: CodegenConfig = {
   schema,
-  documents: ['examples/client/operations.ts', 'examples/sync/operations.ts'],
+  documents: ['examples/client/operations.ts', 'examples/sync/operations.ts', 'examples/live-checkin/operations.ts'],
   // Relative imports in the output end in .js, as NodeNext needs.
   importExtension: '.js',
   generates: {

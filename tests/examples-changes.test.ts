@@ -14,7 +14,7 @@ import { cli } from './helpers/cli.js';
 import { useSeededServer } from './helpers/fixtures.js';
 import { gql } from './helpers/graphql.js';
 import { freePort } from './helpers/process.js';
-import { until } from './helpers/wait.js';
+import { until, within } from './helpers/wait.js';
 
 // The change examples of examples/README.md against the real server: the sync client keeps a copy of an
 // event's registrations through writes made by the operator CLI, and the webhook receiver verifies requests
@@ -344,6 +344,31 @@ describe('the README’s commands, built', () => {
       `private-retreat: 1 registration in ${file}, up to date to ${copy.cursor}`,
     ]);
     expect(copy.registrations).toEqual(await registrationsNow('private-retreat'));
+  });
+
+  test('node dist/examples/live-checkin/main.js EVENT prints registrations as they come; Ctrl-C ends it', async () => {
+    const env = {
+      ...process.env,
+      ROSTER_URL: t.server.url,
+      ROSTER_TOKEN: t.fx.tokens.organizerUser,
+      ROSTER_CHECKIN_FILE: join(dir, 'checkin.json'),
+    };
+    const proc = spawn(process.execPath, ['dist/examples/live-checkin/main.js', 'private-retreat'], { cwd: ROOT, env });
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
+    try {
+      await until(() => out.includes('\n'), 'the first line');
+      expect(
+        (await roster('registration', 'create', '--event', 'private-retreat', '--user', 'other@example.com')).code,
+      ).toBe(0);
+      await until(() => out.includes('+ Otto Other\n'), 'the registration printed');
+      proc.kill('SIGINT');
+      expect(await within(5_000, 'the exit after Ctrl-C', exited)).toBe(0);
+      expect(out).toBe('Check-in list of Private Retreat: registrations and removals from now on\n+ Otto Other\n');
+    } finally {
+      proc.kill();
+    }
   });
 
   test('the built receiver and send-test: 204, and the delivery printed', async () => {

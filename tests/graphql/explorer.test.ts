@@ -122,6 +122,7 @@ test('the assets answer with their types and are cached for good; no other file 
     'explorer.js',
     'graphiql.css',
     'graphiql.js',
+    'graphql-sse.js',
     'react-dom.js',
     'react.js',
   ]);

@@ -17,6 +17,8 @@ import * as types from './graphql.js';
 type Documents = {
     "\n  query EventRegistrants($slug: String!) {\n    event(slug: $slug) {\n      registrations(first: 50) {\n        nodes {\n          registrant {\n            activationState\n            email\n            name\n          }\n        }\n      }\n    }\n  }\n": typeof types.EventRegistrantsDocument,
     "\n  query EventsPage($first: Int, $after: String) {\n    events(first: $first, after: $after) {\n      nodes {\n        slug\n        name\n        visibility\n        startsAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.EventsPageDocument,
+    "\n  query CheckinStart($event: String!) {\n    event(slug: $event) {\n      name\n    }\n    changes(first: 0) {\n      pageInfo {\n        endCursor\n      }\n    }\n  }\n": typeof types.CheckinStartDocument,
+    "\n  subscription Checkin($event: String!) {\n    changes(event: $event, types: [REGISTRATION_CREATED, REGISTRATION_DELETED]) {\n      cursor\n      type\n      registrant {\n        name\n      }\n    }\n  }\n": typeof types.CheckinDocument,
     "\n  query ChangesHead {\n    changes(first: 0) {\n      pageInfo {\n        endCursor\n      }\n    }\n  }\n": typeof types.ChangesHeadDocument,
     "\n  query RegistrationsPage($slug: String!, $first: Int, $after: String) {\n    event(slug: $slug) {\n      registrations(first: $first, after: $after) {\n        nodes {\n          id\n          createdAt\n          registrant {\n            id\n            name\n            email\n            activationState\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": typeof types.RegistrationsPageDocument,
     "\n  query EventChanges($event: String!, $after: String, $first: Int) {\n    changes(\n      event: $event\n      after: $after\n      first: $first\n      types: [REGISTRATION_CREATED, REGISTRATION_DELETED, REGISTRANT_UPDATED, EVENT_DELETED]\n    ) {\n      nodes {\n        cursor\n        type\n        registration {\n          id\n          createdAt\n          registrant {\n            id\n            name\n            email\n            activationState\n          }\n        }\n        registrant {\n          id\n          name\n          email\n          activationState\n        }\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.EventChangesDocument,
@@ -24,6 +26,8 @@ type Documents = {
 const documents: Documents = {
     "\n  query EventRegistrants($slug: String!) {\n    event(slug: $slug) {\n      registrations(first: 50) {\n        nodes {\n          registrant {\n            activationState\n            email\n            name\n          }\n        }\n      }\n    }\n  }\n": types.EventRegistrantsDocument,
     "\n  query EventsPage($first: Int, $after: String) {\n    events(first: $first, after: $after) {\n      nodes {\n        slug\n        name\n        visibility\n        startsAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.EventsPageDocument,
+    "\n  query CheckinStart($event: String!) {\n    event(slug: $event) {\n      name\n    }\n    changes(first: 0) {\n      pageInfo {\n        endCursor\n      }\n    }\n  }\n": types.CheckinStartDocument,
+    "\n  subscription Checkin($event: String!) {\n    changes(event: $event, types: [REGISTRATION_CREATED, REGISTRATION_DELETED]) {\n      cursor\n      type\n      registrant {\n        name\n      }\n    }\n  }\n": types.CheckinDocument,
     "\n  query ChangesHead {\n    changes(first: 0) {\n      pageInfo {\n        endCursor\n      }\n    }\n  }\n": types.ChangesHeadDocument,
     "\n  query RegistrationsPage($slug: String!, $first: Int, $after: String) {\n    event(slug: $slug) {\n      registrations(first: $first, after: $after) {\n        nodes {\n          id\n          createdAt\n          registrant {\n            id\n            name\n            email\n            activationState\n          }\n        }\n        pageInfo {\n          hasNextPage\n          endCursor\n        }\n      }\n    }\n  }\n": types.RegistrationsPageDocument,
     "\n  query EventChanges($event: String!, $after: String, $first: Int) {\n    changes(\n      event: $event\n      after: $after\n      first: $first\n      types: [REGISTRATION_CREATED, REGISTRATION_DELETED, REGISTRANT_UPDATED, EVENT_DELETED]\n    ) {\n      nodes {\n        cursor\n        type\n        registration {\n          id\n          createdAt\n          registrant {\n            id\n            name\n            email\n            activationState\n          }\n        }\n        registrant {\n          id\n          name\n          email\n          activationState\n        }\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.EventChangesDocument,
@@ -37,6 +41,14 @@ export function graphql(source: "\n  query EventRegistrants($slug: String!) {\n 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query EventsPage($first: Int, $after: String) {\n    events(first: $first, after: $after) {\n      nodes {\n        slug\n        name\n        visibility\n        startsAt\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql.js').EventsPageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query CheckinStart($event: String!) {\n    event(slug: $event) {\n      name\n    }\n    changes(first: 0) {\n      pageInfo {\n        endCursor\n      }\n    }\n  }\n"): typeof import('./graphql.js').CheckinStartDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription Checkin($event: String!) {\n    changes(event: $event, types: [REGISTRATION_CREATED, REGISTRATION_DELETED]) {\n      cursor\n      type\n      registrant {\n        name\n      }\n    }\n  }\n"): typeof import('./graphql.js').CheckinDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

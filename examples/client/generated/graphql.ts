@@ -41,6 +41,20 @@ export type EventsPageQueryVariables = Exact<{
 
 export type EventsPageQuery = { events: { nodes: Array<{ slug: string, name: string, visibility: EventVisibility, startsAt: string | null }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
+export type CheckinStartQueryVariables = Exact<{
+  event: string;
+}>;
+
+
+export type CheckinStartQuery = { event: { name: string } | null, changes: { pageInfo: { endCursor: string } } };
+
+export type CheckinSubscriptionVariables = Exact<{
+  event: string;
+}>;
+
+
+export type CheckinSubscription = { changes: { cursor: string, type: ChangeType, registrant: { name: string } | null } };
+
 export type ChangesHeadQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -114,6 +128,29 @@ export const EventsPageDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<EventsPageQuery, EventsPageQueryVariables>;
+export const CheckinStartDocument = new TypedDocumentString(`
+    query CheckinStart($event: String!) {
+  event(slug: $event) {
+    name
+  }
+  changes(first: 0) {
+    pageInfo {
+      endCursor
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CheckinStartQuery, CheckinStartQueryVariables>;
+export const CheckinDocument = new TypedDocumentString(`
+    subscription Checkin($event: String!) {
+  changes(event: $event, types: [REGISTRATION_CREATED, REGISTRATION_DELETED]) {
+    cursor
+    type
+    registrant {
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CheckinSubscription, CheckinSubscriptionVariables>;
 export const ChangesHeadDocument = new TypedDocumentString(`
     query ChangesHead {
   changes(first: 0) {

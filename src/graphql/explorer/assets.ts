@@ -9,12 +9,16 @@ const { resolve } = createRequire(import.meta.url);
 // react and react-dom export no umd/ subpath: their browser builds sit next to their main file.
 const besideMain = (pkg: string, file: string) => join(dirname(resolve(pkg)), file);
 
-/** GraphiQL 3 and its React 18, as the browser builds npm ships them (production dependencies, no CDN). */
+// graphql-sse exports no umd/ subpath either, but its package.json.
+const inPackage = (pkg: string, file: string) => join(dirname(resolve(`${pkg}/package.json`)), file);
+
+/** GraphiQL 3, its React 18 and graphql-sse's client (for subscriptions): npm's browser builds, no CDN. */
 const VENDOR_FILES: Record<string, string> = {
   'react.js': besideMain('react', 'umd/react.production.min.js'),
   'react-dom.js': besideMain('react-dom', 'umd/react-dom.production.min.js'),
   'graphiql.js': resolve('graphiql/graphiql.min.js'),
   'graphiql.css': resolve('graphiql/graphiql.min.css'),
+  'graphql-sse.js': inPackage('graphql-sse', 'umd/graphql-sse.min.js'),
 };
 const OWN_FILES: Record<string, string> = { 'explorer.js': EXPLORER_SCRIPT, 'explorer.css': EXPLORER_CSS };
 

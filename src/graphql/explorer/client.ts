@@ -27,6 +27,40 @@ export const EXPLORER_SCRIPT = `'use strict';
     return true;
   }
 
+  // Read from the query sent, with GraphiQL's own graphql-js: the document GraphiQL parsed lags typing by 100 ms.
+  function isSubscription(params) {
+    try {
+      var graphql = GraphiQL.GraphQL;
+      var operation = graphql.getOperationAST(graphql.parse(params.query), params.operationName || undefined);
+      return Boolean(operation) && operation.operation === 'subscription';
+    } catch (err) {
+      return false; // not a document at all: /graphql answers what is wrong with it
+    }
+  }
+
+  // An Observable GraphiQL streams into its result pane; one graphql-sse client per run, with that run's headers.
+  function subscribe(url, params, headers) {
+    return {
+      subscribe: function (sink) {
+        // No silent retry: a reconnect without Last-Event-ID could skip changes, so the pane says it ended.
+        var client = graphqlSse.createClient({ url: url, headers: headers || {}, retryAttempts: 0 });
+        var dispose = client.subscribe(params, {
+          next: function (result) { sink.next(result); },
+          complete: function () { sink.complete(); },
+          error: function (err) {
+            // A refusal before the stream opened (401, 400, 429) has Roster's JSON errors: show them as /graphql would.
+            if (!err || !err.response) return sink.error(err);
+            err.response.json().then(function (body) {
+              sink.next(body);
+              sink.complete();
+            }, function () { sink.error(err); });
+          },
+        });
+        return { unsubscribe: function () { dispose(); client.dispose(); } };
+      },
+    };
+  }
+
   function graphiql() {
     if (!start('graphiql')) return;
     var assets = config.graphiql;
@@ -34,8 +68,13 @@ export const EXPLORER_SCRIPT = `'use strict';
       .then(function () { return load('script', { src: assets.react }); })
       .then(function () { return load('script', { src: assets.reactDom }); })
       .then(function () { return load('script', { src: assets.graphiql }); })
+      .then(function () { return load('script', { src: assets.graphqlSse }); })
       .then(function () {
-        var fetcher = GraphiQL.createFetcher({ url: endpoint });
+        var http = GraphiQL.createFetcher({ url: endpoint });
+        var stream = location.origin + assets.stream;
+        var fetcher = function (params, options) {
+          return isSubscription(params) ? subscribe(stream, params, options && options.headers) : http(params, options);
+        };
         ReactDOM.createRoot(target).render(React.createElement(GraphiQL, {
           fetcher: fetcher,
           defaultQuery: config.defaultQuery,

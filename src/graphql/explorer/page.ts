@@ -64,6 +64,8 @@ export function explorerPage(config: Config) {
         react: `${assets}/react.js`,
         reactDom: `${assets}/react-dom.js`,
         graphiql: `${assets}/graphiql.js`,
+        graphqlSse: `${assets}/graphql-sse.js`,
+        stream: `${req.baseUrl}/stream`,
       },
       headers,
       defaultQuery: CANONICAL_QUERY,
