@@ -24,9 +24,12 @@ export interface GraphQLContext {
   stream?: LiveStream;
 }
 
-/** A viewer's loaders and access, fresh: nothing read before is reused. */
-export function viewerReads(viewer: Viewer, services: Services): Pick<GraphQLContext, 'viewer' | 'loaders' | 'access'> {
-  const loaders = createLoaders(services);
+/** A viewer's loaders (fresh unless given: nothing read before is reused) and its access through them. */
+export function viewerReads(
+  viewer: Viewer,
+  services: Services,
+  loaders: Loaders = createLoaders(services),
+): Pick<GraphQLContext, 'viewer' | 'loaders' | 'access'> {
   const access = createAccess(viewer, {
     eventById: (eventId) => loaders.eventById.load(eventId),
     organizerIds: (eventId) => loaders.organizerIds.load(eventId),

@@ -6,6 +6,7 @@ import { InvalidToken } from '../../services/errors.js';
 import { RateLimited } from '../../services/rate-limit.js';
 import type { ChangeRow } from '../../stores/change-store.js';
 import { viewerReads, type GraphQLContext } from '../context.js';
+import type { Loaders } from '../loaders.js';
 import { ChangesExpiredError } from '../errors.js';
 import { encodeChangeCursor, notGivenOut } from '../pagination.js';
 import { changeFilterOf } from '../change-filter.js';
@@ -62,18 +63,20 @@ async function* follow(
   let slice = performance.now();
   // The token resolved again before anything is read for it (one read of the auth epoch, then the lookup's
   // cache); loaders and access are made anew when asked to, or when the epoch moved. True when they were.
-  const recheck = async (renew: boolean) => {
+  const recheck = async (renew: boolean, loaders?: Loaders) => {
     const { viewer, authEpoch } = await stream.reauthorize();
     if (!renew && authEpoch === epoch) return false;
     epoch = authEpoch;
-    Object.assign(ctx, viewerReads(viewer, ctx.services));
+    Object.assign(ctx, viewerReads(viewer, ctx.services, loaders));
     return true;
   };
   try {
     for await (const batch of live.follow(after, filter, stream.signal, stream.sinceEpoch)) {
       // A window read from the log costs what a page of Query.changes costs, whatever it turns out to hold.
       if (batch.fromLog) ctx.rateLimit = await limiter.consume(ctx.viewer, 1);
-      await recheck(true);
+      // A batch from memory is the same for every stream that is up to date: its rows are looked up once for all.
+      const shared = batch.fromLog ? undefined : stream.loadersAt(batch.through);
+      await recheck(true, shared);
       for (const change of await visibleChanges(ctx.access, batch.rows)) {
         // After waiting for a slow client, or once the epoch moved, the change's visibility is looked at again.
         const waited = await stream.writable();
@@ -82,7 +85,12 @@ async function* follow(
           slice = performance.now();
         }
         if (stream.signal.aborted) break;
-        if ((await recheck(waited)) && !(await visibleChanges(ctx.access, [change])).length) continue;
+        // After a wait, fresh loaders: what was read before it may have changed since.
+        if (
+          (await recheck(waited, waited ? undefined : shared)) &&
+          !(await visibleChanges(ctx.access, [change])).length
+        )
+          continue;
         // GitHub's price: a point per 100 nodes, the selection's nodes counted for each change sent.
         nodes += stream.nodesPerChange;
         if (nodes >= 100) {

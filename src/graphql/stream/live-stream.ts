@@ -1,4 +1,5 @@
 import type { Viewer } from '../../services/viewer.js';
+import type { Loaders } from '../loaders.js';
 
 /** The abort reason of a stream whose token expired (any other reason: the response ended). */
 export const TOKEN_EXPIRED = 'token expired';
@@ -25,4 +26,6 @@ export interface LiveStream {
    * the auth epoch now, or InvalidToken.
    */
   reauthorize(): Promise<{ viewer: Viewer; authEpoch: string }>;
+  /** The loaders every stream of the instance shares for the batch that ends at this log position. */
+  loadersAt(position: number): Loaders;
 }

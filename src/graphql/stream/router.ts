@@ -19,6 +19,7 @@ import { sendShuttingDown, streamRequestGuard } from './guards.js';
 import { prepareSubscription, preparedOf } from './prepare.js';
 import { maskedResult } from './results.js';
 import { serveStream, type StreamHandler, type StreamRequest } from './serve.js';
+import { SharedLoaders } from './shared-loaders.js';
 import { StreamSlots, type SlotRefusal } from './slots.js';
 
 const MAX_BODY_BYTES = 100 * 1024;
@@ -57,6 +58,7 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
   // Every request holding a slot, from then until its response closes: shutdown reaches each of them.
   const requests = new Map<Response, StreamRequest>();
   let closing = false;
+  const shared = new SharedLoaders(deps.services);
 
   const sse = createHandler<Request, StreamRequestContext, Record<PropertyKey, unknown>>({
     schema: deps.schema,
@@ -130,7 +132,7 @@ export function createStreamRouter(deps: StreamRouterDeps): StreamRouter {
       // Gone meanwhile, or already answered by shutdown.
       if (!request || request.closed.aborted || res.headersSent) return;
       if (closing) return sendShuttingDown(res);
-      const serveDeps = { ...deps, handler, closing: () => closing };
+      const serveDeps = { ...deps, handler, shared, closing: () => closing };
       serveStream(req, res, request, preparedOf.get(res)!, serveDeps).catch((err: unknown) => {
         if (!res.headersSent) return next(err);
         deps.logger.error({ err, requestId: res.locals.requestId }, 'stream failed');

@@ -8,6 +8,7 @@ import { buildContext, type GraphQLContext } from '../context.js';
 import { lastEventIdOf, sendShuttingDown } from './guards.js';
 import { TOKEN_EXPIRED, type LiveStream } from './live-stream.js';
 import type { PreparedSubscription } from './prepare.js';
+import type { SharedLoaders } from './shared-loaders.js';
 
 /** Results handed to graphql-sse but not yet written: past HIGH the stream waits for its client, until LOW. */
 export const QUEUE = { high: 64, low: 16 };
@@ -28,6 +29,7 @@ export type StreamHandler = (
 
 export interface ServeDeps {
   handler: StreamHandler;
+  shared: SharedLoaders;
   services: Services;
   viewers: ViewerLookup;
   logger: Logger;
@@ -105,6 +107,7 @@ export async function serveStream(
       expireAt(resolved.expiresAt);
       return { viewer: resolved.viewer, authEpoch: resolved.epochs.auth };
     },
+    loadersAt: (position) => deps.shared.at(position),
   };
   const context = buildContext(viewer, deps.services, res.locals.requestId, requestInfo(res));
   context.stream = stream;
