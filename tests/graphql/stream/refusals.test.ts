@@ -168,16 +168,19 @@ test('a burst of hostile requests does not hold up a normal query; then the owne
     Array.from({ length: 300 }, (_, i) => `subscription S${i} { changes { cursor } }`).join(' '),
   ];
   const started = performance.now();
-  const burst = Promise.all(
-    Array.from({ length: 40 }, (_, i) => post({ query: hostile[i % hostile.length] }).then((r) => r.status)),
-  );
+  const burst = Promise.all(Array.from({ length: 20 }, (_, i) => post({ query: hostile[i % hostile.length] })));
   const normalStarted = performance.now();
   const normal = await gql(t.server, t.fx.tokens.otherUser, '{ event(slug: "public-meetup") { name } }');
   const normalMs = performance.now() - normalStarted;
   expect(normal.status).toBe(200);
   expect(normal.body.data).toEqual({ event: { name: 'Public Meetup' } });
   expect(normalMs).toBeLessThan(HEALTH_MS);
-  expect(new Set(await burst)).toEqual(new Set([400]));
+  // Each is refused: its document, or (sent all at once by one owner) a slot while the owner's others are read.
+  const answers = (await burst).map((r) => `${r.status} ${r.body.errors![0]!.extensions.code}`);
+  expect(
+    answers.filter((a) => a !== '429 TOO_MANY_STREAMS' && !/^400 (GRAPHQL_|QUERY_TOO|BAD_REQUEST)/.test(a)),
+  ).toEqual([]);
+  expect(answers.filter((a) => a.startsWith('400')).length).toBeGreaterThan(0);
   expect(performance.now() - started).toBeLessThan(BURST_MS);
   // Every refused document gave its slot back: the owner (10 streams at most) still opens one.
   const stream = await openStream(t.server, t.fx.tokens.organizerUser);
