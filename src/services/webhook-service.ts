@@ -130,10 +130,10 @@ export class WebhookService {
   /** The webhook's newest deliveries and attempts, newest first. */
   async history(id: number, ownerId?: number): Promise<{ deliveries: DeliveryRow[]; attempts: AttemptRow[] }> {
     await this.find(id, ownerId);
-    const [deliveries, attempts] = await Promise.all([
-      this.stores.deliveries.deliveries(id, RECENT),
-      this.stores.deliveries.attempts(id, RECENT),
-    ]);
+    // One moment of the database: a delivery shown finished has its attempt shown too (written together).
+    const [deliveries, attempts] = await this.stores.snapshot((s) =>
+      Promise.all([s.deliveries.deliveries(id, RECENT), s.deliveries.attempts(id, RECENT)]),
+    );
     return { deliveries, attempts };
   }
 
