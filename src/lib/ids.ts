@@ -7,6 +7,14 @@ export const CLIENT_SECRET_PREFIX = 'rst_cs_';
 /** A new user's public id. */
 export const newUid = (): string => randomToken('u_', 12);
 
+/** A client id: 16 random bytes in base64url, never beginning with `-` (a command line would take it for an option). */
+export function newClientId(): string {
+  for (;;) {
+    const id = randomToken('', 16);
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 /**
  * The largest row id: primary keys are knex `increments`, a 32-bit `integer` on PostgreSQL. A number
  * outside 1..MAX_ROW_ID was never given out; passed on, PostgreSQL refuses it with an error (and its SQL).

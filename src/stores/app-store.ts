@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isSqlite } from './dialect.js';
-import { APP_TOKEN_PREFIX, CLIENT_SECRET_PREFIX } from '../lib/ids.js';
+import { APP_TOKEN_PREFIX, CLIENT_SECRET_PREFIX, newClientId } from '../lib/ids.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Db } from './database.js';
 import { keysetPage } from './keyset.js';
@@ -81,7 +81,7 @@ export class AppStore {
         }
         const [row] = await trx('client_apps')
           .insert({
-            client_id: input.clientId ?? randomToken('', 16),
+            client_id: input.clientId ?? newClientId(),
             owner_id: input.ownerId,
             name: input.name,
             redirect_uris: JSON.stringify(input.redirectUris),
