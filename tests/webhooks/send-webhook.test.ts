@@ -138,10 +138,11 @@ describe('a receiver that holds on', () => {
       res.writeHead(200);
       res.write('partial');
     });
+    // 2 s, not 300 ms: on a loaded machine the headers alone can take longer than 300 ms to arrive.
     const started = performance.now();
-    const result = await sendWebhook(signed(hook.url), { ...development, timeoutMs: 300 });
-    expect(result).toMatchObject({ status: 200, error: 'timed out after 300 ms', responseExcerpt: 'partial' });
-    expect(performance.now() - started).toBeLessThan(2000);
+    const result = await sendWebhook(signed(hook.url), { ...development, timeoutMs: 2000 });
+    expect(result).toMatchObject({ status: 200, error: 'timed out after 2 s', responseExcerpt: 'partial' });
+    expect(performance.now() - started).toBeLessThan(4000);
   });
 
   test('the default limit is 10 s', async () => {
