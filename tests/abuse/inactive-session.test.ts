@@ -41,7 +41,7 @@ afterAll(async () => {
 beforeEach(async () => {
   context = await browser.newContext();
   page = await context.newPage();
-  page.setDefaultTimeout(5000);
+  page.setDefaultTimeout(20_000);
 });
 afterEach(() => context.close());
 

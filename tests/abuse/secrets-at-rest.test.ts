@@ -24,7 +24,7 @@ beforeAll(async () => {
   [server, browser, callback] = await Promise.all([startServer(), launchBrowser(), startCallback()]);
   context = await browser.newContext();
   page = await context.newPage();
-  page.setDefaultTimeout(5000);
+  page.setDefaultTimeout(20_000);
 });
 
 afterAll(async () => {

@@ -107,7 +107,7 @@ afterAll(async () => {
 test('a page on another origin signs in with PKCE, exchanges the code and runs the query with fetch', async () => {
   expect(new URL(appOrigin).origin).not.toBe(new URL(server.url).origin);
   const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   await page.goto(`${appOrigin}/app`);
   await page.waitForURL((url) => url.href.startsWith(server.url));

@@ -44,7 +44,7 @@ async function signIn(config: oidc.Configuration) {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    page.setDefaultTimeout(5000);
+    page.setDefaultTimeout(20_000);
     const request = await authorizationRequest(config, { redirectUri: callback.redirectUri, scope: 'openid email' });
     await page.goto(request.url.href);
     await signInOnPage(page, 'ada@example.com', PASSWORD);

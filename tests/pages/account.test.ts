@@ -35,7 +35,7 @@ beforeEach(async () => {
   user = await server.stores.users.create({ email: `owner${count}@example.com`, name: 'Olga Owner', passwordHash });
   context = await browser.newContext();
   page = await context.newPage();
-  page.setDefaultTimeout(5000);
+  page.setDefaultTimeout(20_000);
 });
 
 afterEach(async () => {

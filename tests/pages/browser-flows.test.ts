@@ -87,7 +87,7 @@ afterAll(async () => {
 /** A browser context that reports every CSP violation and CSP console message on Roster's pages. */
 async function watchedContext(options: { javaScriptEnabled?: boolean } = {}) {
   const context = await browser.newContext(options);
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(20_000);
   const violations: string[] = [];
   const ours = (url: string) => url.startsWith(server.url);
   await context.exposeBinding('reportCspViolation', ({ page }, message: string) => {

@@ -51,7 +51,7 @@ beforeEach(async () => {
   });
   context = await browser.newContext();
   page = await context.newPage();
-  page.setDefaultTimeout(5000);
+  page.setDefaultTimeout(20_000);
 });
 
 afterEach(async () => {

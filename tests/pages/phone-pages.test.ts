@@ -48,7 +48,7 @@ beforeAll(async () => {
   }
   context = await browser.newContext({ viewport: { width: WIDTH, height: 800 } });
   page = await context.newPage();
-  page.setDefaultTimeout(5000);
+  page.setDefaultTimeout(20_000);
 });
 
 afterAll(async () => {

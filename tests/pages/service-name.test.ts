@@ -31,7 +31,7 @@ beforeAll(async () => {
   });
   context = await browser.newContext();
   page = await context.newPage();
-  page.setDefaultTimeout(5000);
+  page.setDefaultTimeout(20_000);
 });
 
 afterAll(async () => {
