@@ -6,7 +6,7 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 ENV npm_config_update_notifier=false
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build

@@ -11,7 +11,13 @@ const why = !existsSync('src')
 if (why) {
   process.stderr.write(`roster: build skipped on install: ${why}\n`);
 } else {
-  const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
+  // An npm on an older Node.js builds with the supported one that scripts/supported-node.sh fetches.
+  const tooOld = Number(process.versions.node.split('.')[0]) < 22;
+  const npm = tooOld
+    ? ['scripts/supported-node.sh', 'npm']
+    : process.env.npm_execpath
+      ? [process.execPath, process.env.npm_execpath]
+      : ['npm'];
   const result = spawnSync(npm[0], [...npm.slice(1), 'run', 'build'], { stdio: 'inherit' });
   process.exit(result.status ?? 1);
 }

@@ -6,9 +6,12 @@ import { createHttpServer, listen } from './http/http-server.js';
 import { metricsListener } from './observability/metrics-server.js';
 import { stopGracefullyOnSignals } from './http/shutdown.js';
 import { seedOnEmptyDatabase, startupBanner } from './startup.js';
+import { unsupportedNode } from './lib/supported-node.js';
 
 /** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */
 async function main(): Promise<void> {
+  const tooOld = unsupportedNode();
+  if (tooOld) throw new Error(tooOld);
   // Before anything else: a bad setting stops the process before it touches the database or a port.
   const config = loadConfig();
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
