@@ -176,6 +176,14 @@ test('the dashboard is a Grafana dashboard model: unique ids, a grid of 24, ever
   }
 });
 
+test("the metrics table of docs/operations.md lists exactly Roster's own families on /metrics", () => {
+  const operations = read('docs/operations.md');
+  const table = operations.slice(operations.indexOf('## Metrics'), operations.indexOf('### Dashboards and alerts'));
+  const documented = [...table.matchAll(/^\| `(roster_[a-z_]+)` +\| (\w+) /gm)].map(([, name, type]) => [name, type]);
+  const scraped = [...scrapedNames(scrape).families].filter(([name]) => name.startsWith('roster_'));
+  expect(documented.sort()).toEqual(scraped.sort());
+});
+
 describe('roster_ready', () => {
   const readyValue = async (ready: () => Promise<boolean>) => {
     const { registry } = createMetrics({ ready });
