@@ -195,8 +195,8 @@ async function serverMetrics(url) {
   const value = (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   return {
     streams: value('roster_live_streams'),
-    heapMb: value('roster_nodejs_heap_size_used_bytes') / 2 ** 20,
-    fds: value('roster_process_open_fds'),
+    heapMb: value('nodejs_heap_size_used_bytes') / 2 ** 20,
+    fds: value('process_open_fds'),
   };
 }
 

@@ -61,11 +61,17 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   // Written asynchronously (lines written meanwhile go out together), flushed by pino when the process exits.
   const logger = deps.logger ?? pino({ level: config.logLevel }, pino.destination({ sync: false }));
   const stores = createStores(db);
-  const metrics = createMetrics(
-    () => stores.health.pool(),
-    () => services.deliveries.backlog(),
-    () => graphql.streams.open,
-  );
+  const metrics = createMetrics({
+    poolStats: () => stores.health.pool(),
+    webhookBacklog: () => services.deliveries.backlog(),
+    openStreams: () => graphql.streams.open,
+    // Read when scraped, so an alert sees what a readiness probe would.
+    ready: () =>
+      stores.health.ping().then(
+        () => !shuttingDown,
+        () => false,
+      ),
+  });
   // Where webhooks may be sent: checked when one is created and again at every attempt.
   const addressPolicy = { production: config.production, allowHosts: config.webhookAllowHosts };
   const services = createServices(stores, config, {

@@ -58,6 +58,7 @@ export function responseCache(limiter: RateLimiter, megabytes: number) {
     const hit = cache.get(key);
     if (hit?.dataEpoch === dataEpoch) return replay(hit);
     if (hit) cache.delete(key);
+    requestInfo(res).replay = 'miss';
 
     const send = res.send.bind(res);
     res.send = (body?: unknown) => {
@@ -76,6 +77,7 @@ export function responseCache(limiter: RateLimiter, megabytes: number) {
 
     async function replay(entry: Entry): Promise<void> {
       const info = requestInfo(res);
+      info.replay = 'hit';
       info.cost = entry.cost;
       if (entry.operationName !== undefined) info.operationName = entry.operationName;
       try {

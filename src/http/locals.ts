@@ -12,6 +12,8 @@ export interface RequestInfo {
   requestError?: boolean;
   /** The answer may be replayed while the data stands still: complete, and no field that changes by itself. */
   cacheable?: boolean;
+  /** The replay cache was consulted: `hit` replayed an answer, `miss` left it to Apollo. */
+  replay?: 'hit' | 'miss';
 }
 
 // Everything a request carries from one step to the next lives in res.locals, declared here and nowhere else.

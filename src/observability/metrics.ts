@@ -1,8 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RequestInfo } from '../http/locals.js';
+import { PATHS } from '../http/paths.js';
 import type { PoolStats } from '../stores/health-store.js';
 
 /** Distinct GraphQL operation names one instance keeps as label values; any later name counts as `other`. */
 export const MAX_OPERATION_LABELS = 50;
+
+/** How long a scrape waits for the readiness check before it reports the instance not ready. */
+const READY_TIMEOUT_MS = 2000;
 
 /**
  * Clients choose operation names: the first `max` distinct ones become label values, the rest `other`,
@@ -18,14 +23,37 @@ export function boundedLabel(max: number, always: readonly string[] = []): (valu
   };
 }
 
+/** What the scrape-time gauges read from the running instance. */
+export interface MetricsSources {
+  poolStats?: () => PoolStats | undefined;
+  webhookBacklog?: () => Promise<{ pending: number; oldestAgeMs: number }>;
+  openStreams?: () => number;
+  /** What /readyz would answer now: the database answers and no shutdown has begun. */
+  ready?: () => Promise<boolean>;
+}
+
+/** A GraphQL request's outcome, from its status and what the plugins learnt: a bounded label. */
+export function graphqlOutcome(status: number, info: RequestInfo): string {
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'error';
+  // A request error answered 200 (the legacy JSON media type) is refused all the same.
+  if (status >= 400 || info.requestError) return 'refused';
+  return 'ok';
+}
+
+/** Request labels as the request log records them. */
+export interface RequestLabels {
+  route: string;
+  operation: string;
+  status: string;
+}
+
 /** Prometheus metrics of one app instance (its own registry, so tests can run several). */
-export function createMetrics(
-  poolStats: () => PoolStats | undefined = () => undefined,
-  webhookBacklog?: () => Promise<{ pending: number; oldestAgeMs: number }>,
-  openStreams: () => number = () => 0,
-) {
+export function createMetrics(sources: MetricsSources = {}) {
+  const { poolStats = () => undefined, webhookBacklog, openStreams = () => 0, ready } = sources;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'roster_' });
+  // Unprefixed: the standard names (process_cpu_seconds_total, nodejs_eventloop_lag_seconds) dashboards expect.
+  collectDefaultMetrics({ register: registry });
   const requests = new Counter({
     name: 'roster_http_requests_total',
     help: 'HTTP requests by route, GraphQL operation name and status',
@@ -104,9 +132,50 @@ export function createMetrics(
     help: 'Results written to live streams by this instance: changes, and the errors that end a stream',
     registers: [registry],
   });
+  new Gauge({
+    name: 'roster_ready',
+    help: 'Whether this instance is ready (what /readyz answers): 1 ready, 0 not (database unreachable or shutting down)',
+    registers: [registry],
+    async collect() {
+      if (!ready) return;
+      // A database that hangs must not hang the scrape: no answer within the bound is not ready.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, READY_TIMEOUT_MS, false)));
+      this.set((await Promise.race([ready().finally(() => clearTimeout(timer)), late])) ? 1 : 0);
+    },
+  });
+  const graphqlRequests = new Counter({
+    name: 'roster_graphql_requests_total',
+    help: 'GraphQL requests (/graphql) by operation name and outcome: ok, refused (a request error or 4xx), rate_limited (429), error (5xx)',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [registry],
+  });
+  const cost = new Histogram({
+    name: 'roster_graphql_cost_points',
+    help: 'Cost of each GraphQL operation in points, computed before execution (replays included); above 100 is refused',
+    buckets: [1, 2, 5, 10, 20, 50, 100, 250, 1000],
+    registers: [registry],
+  });
+  const replays = new Counter({
+    name: 'roster_graphql_replay_lookups_total',
+    help: 'GraphQL answers looked for in the replay cache (RESPONSE_CACHE_MB) by result: hit (replayed), miss (computed)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
   // '' is a request that ran no operation; 'anonymous' an operation without a name.
   const operationLabel = boundedLabel(MAX_OPERATION_LABELS, ['', 'anonymous']);
-  return { registry, requests, duration, rejections, operationLabel, webhookDeliveries, streamEvents };
+  /** Everything one finished request tells the metrics: its route series and, for /graphql, the rest. */
+  function observeRequest(labels: RequestLabels, seconds: number, info: RequestInfo): void {
+    requests.inc(labels);
+    duration.observe(labels, seconds);
+    if (labels.route !== PATHS.graphql) return;
+    if (info.replay) replays.inc({ result: info.replay });
+    // The schema download, the explorer and preflights run no operation and are no GraphQL requests; refusals are.
+    if (labels.operation === '' && Number(labels.status) < 400 && !info.requestError) return;
+    graphqlRequests.inc({ operation: labels.operation, outcome: graphqlOutcome(Number(labels.status), info) });
+    if (info.cost !== undefined) cost.observe(info.cost);
+  }
+  return { registry, rejections, operationLabel, observeRequest, webhookDeliveries, streamEvents };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

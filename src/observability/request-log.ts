@@ -12,14 +12,14 @@ export function requestLog(logger: Logger, metrics: Metrics) {
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const { viewer } = res.locals;
-      const { operationName: operation, cost } = requestInfo(res);
+      const info = requestInfo(res);
+      const { operationName: operation, cost } = info;
       const labels = {
         route: routeLabel(path),
         operation: metrics.operationLabel(operation ?? ''),
         status: String(res.statusCode),
       };
-      metrics.requests.inc(labels);
-      metrics.duration.observe(labels, seconds);
+      metrics.observeRequest(labels, seconds, info);
       logger.info(
         {
           requestId: res.locals.requestId,
