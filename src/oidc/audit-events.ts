@@ -29,7 +29,7 @@ export function auditProviderEvents(provider: Provider, audit: AuditService, onE
     const { RefreshToken, AccessToken } = ctx.oidc.entities;
     record(ctx, 'token.revoked', RefreshToken?.accountId ?? AccessToken?.accountId ?? ctx.oidc.session?.accountId);
   });
-  // An access token revoked alone (its grant stays): the request is the revocation's, found through the provider.
+  // An access token revoked (its grant stays, its siblings end): the request is the revocation's, found through the provider.
   provider.on('access_token.destroyed', (token: { accountId?: string }) => {
     const ctx = Provider.ctx;
     if (ctx?.oidc?.route === 'revocation') record(ctx, 'token.revoked', token.accountId);
