@@ -93,7 +93,7 @@ export class AppService {
       confidential: input.confidential ?? true,
       clientId: input.clientId,
     };
-    const made = await audited(
+    return audited(
       this.stores,
       by,
       async (s) => {
@@ -105,7 +105,6 @@ export class AppService {
       },
       (m) => ({ action: 'app.created', subject: m.app.name, clientId: m.app.clientId }),
     );
-    return made;
   }
 
   /** A new app token; the old ones stop working at once. */

@@ -105,9 +105,6 @@ export class AuditStore {
   /** Deletes up to `batch` rows older than `cutoff` (ms), oldest first; returns how many. */
   async pruneBatch(cutoff: number, batch: number): Promise<number> {
     const oldest = this.db('audit_log').where('at', '<', cutoff).orderBy('id').limit(batch).select('id');
-    // PostgreSQL and SQLite both take a LIMIT inside IN (…) only through a derived table.
-    return this.db('audit_log')
-      .whereIn('id', this.db.select('id').from(oldest.as('o')))
-      .delete();
+    return this.db('audit_log').whereIn('id', oldest).delete();
   }
 }
