@@ -44,6 +44,8 @@ export interface Config {
   responseCacheMb: number;
   /** CHANGES_RETENTION_DAYS: how long the change log keeps a change (the feed refuses older cursors). */
   changesRetentionDays: number;
+  /** AUDIT_RETENTION_DAYS: how long the audit trail keeps a row. */
+  auditRetentionDays: number;
   /** MAX_APPS_PER_USER: the most client apps one user may own (account pages and CLI alike). */
   maxAppsPerUser: number;
   /** WEBHOOK_RETRY_SCHEDULE: the delays, in milliseconds, before each retry of a failed delivery. */
@@ -281,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     explorerTelemetry: flag('EXPLORER_TELEMETRY', env.EXPLORER_TELEMETRY, false),
     serviceName: serviceName(env.SERVICE_NAME),
     responseCacheMb: integer('RESPONSE_CACHE_MB', env.RESPONSE_CACHE_MB, 32, 0, 4096, ' of megabytes'),
+    auditRetentionDays: integer('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 90, 1, 36500, ' of days'),
     maxAppsPerUser: integer('MAX_APPS_PER_USER', env.MAX_APPS_PER_USER, 25, 1, 100_000),
     changesRetentionDays: integer('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30, 1, 3650, ' of days'),
     webhookRetrySchedule: durations('WEBHOOK_RETRY_SCHEDULE', env.WEBHOOK_RETRY_SCHEDULE, '5s,5m,30m,2h,5h,10h,10h'),

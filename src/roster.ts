@@ -89,8 +89,10 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
   });
   const { signIn, resets, limiter } = services;
-  const identity = await createLiveIdentity({ config, stores }, (err, requestId) =>
-    logger.error({ err, requestId }, 'provider request failed'),
+  const identity = await createLiveIdentity(
+    { config, stores },
+    (err, requestId) => logger.error({ err, requestId }, 'provider request failed'),
+    { audit: services.audit, onError: (err) => logger.warn({ err }, 'audit row of a token event not written') },
   );
   const { pairwiseSalt } = identity;
   const viewers = createViewerLookup(stores, createAccessTokenLookup(identity));
@@ -157,7 +159,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   // Last: everything else is the OpenID provider's (discovery, JWKS, /auth, /token, ...).
   web.use(identity.callback);
 
-  // Expired codes, sessions, tokens and changes past their retention: sweep them now and then (any instance may).
+  // Expired codes, sessions, tokens, changes and audit rows past their retention: swept now and then (any instance may).
   const sweeper = setInterval(() => {
     Promise.all([
       stores.oidc.deleteExpired(),
@@ -165,8 +167,9 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
       stores.passwordResets.deleteExpired(Date.now()),
       services.changes.prune(),
       services.deliveries.prune(Date.now() - config.changesRetentionDays * 86_400_000),
+      services.audit.prune(),
     ]).catch((err: unknown) =>
-      logger.warn({ err }, 'expired OIDC rows, sessions, reset links, changes or deliveries not swept'),
+      logger.warn({ err }, 'expired OIDC rows, sessions, reset links, changes, deliveries or audit rows not swept'),
     );
   }, SWEEP_INTERVAL_MS).unref();
 

@@ -57,24 +57,29 @@ export function registerApp(program: Command, run: Run): void {
     .option('--public', 'a public client (no secret; PKCE required)')
     .option('--json', 'print one JSON object')
     .action((opts: AppCreateOptions) =>
-      run(opts, async ({ services }) => {
-        const owner = await services.users.getByKey(opts.owner);
-        const made = await services.apps.create({
-          ownerId: owner.id,
-          name: opts.name,
-          redirectUris: opts.redirectUri,
-          confidential: !opts.public,
-        });
-        const json = {
-          client_id: made.app.clientId,
-          client_secret: made.clientSecret,
-          app_token: made.appToken,
-          name: made.app.name,
-          redirect_uris: made.app.redirectUris,
-          owner: owner.uid,
-        };
-        return { json, human: createdText(made.app.clientId, made.clientSecret, made.appToken) };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const owner = await services.users.getByKey(opts.owner);
+          const made = await services.apps.create({
+            ownerId: owner.id,
+            name: opts.name,
+            redirectUris: opts.redirectUri,
+            confidential: !opts.public,
+          });
+          const json = {
+            client_id: made.app.clientId,
+            client_secret: made.clientSecret,
+            app_token: made.appToken,
+            name: made.app.name,
+            redirect_uris: made.app.redirectUris,
+            owner: owner.uid,
+          };
+          const audit = { clientId: made.app.clientId, userId: owner.id };
+          return { json, audit, human: createdText(made.app.clientId, made.clientSecret, made.appToken) };
+        },
+        { write: { action: 'app.created', subject: opts.name } },
+      ),
     );
   app
     .command('rotate-token')
@@ -82,10 +87,14 @@ export function registerApp(program: Command, run: Run): void {
     .requiredOption('--client <id>', 'client id')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; client: string }) =>
-      run(opts, async ({ services }) => {
-        const appToken = await services.apps.rotateAppToken(await services.apps.getByClientId(opts.client));
-        return { json: { app_token: appToken }, human: `new app token (shown once): ${appToken}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const appToken = await services.apps.rotateAppToken(await services.apps.getByClientId(opts.client));
+          return { json: { app_token: appToken }, human: `new app token (shown once): ${appToken}` };
+        },
+        { write: { action: 'app.token_rotated', clientId: opts.client } },
+      ),
     );
   app
     .command('list')
@@ -128,16 +137,20 @@ export function registerApp(program: Command, run: Run): void {
     .option('--remove-redirect-uri <uri>', 'remove a redirect URI; repeat for several', collect, [])
     .option('--json', 'print one JSON object')
     .action((opts: AppUpdateOptions) =>
-      run(opts, async ({ services }) => {
-        const updated = await services.apps.update(await services.apps.getByClientId(opts.client), {
-          name: opts.name,
-          redirectUris: opts.redirectUri.length > 0 ? opts.redirectUri : undefined,
-          addRedirectUris: opts.addRedirectUri,
-          removeRedirectUris: opts.removeRedirectUri,
-        });
-        const json = appJson(updated, await services.users.findById(updated.ownerId));
-        return { json, human: `updated app ${updated.clientId}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const updated = await services.apps.update(await services.apps.getByClientId(opts.client), {
+            name: opts.name,
+            redirectUris: opts.redirectUri.length > 0 ? opts.redirectUri : undefined,
+            addRedirectUris: opts.addRedirectUri,
+            removeRedirectUris: opts.removeRedirectUri,
+          });
+          const json = appJson(updated, await services.users.findById(updated.ownerId));
+          return { json, human: `updated app ${updated.clientId}` };
+        },
+        { write: { action: 'app.updated', clientId: opts.client } },
+      ),
     );
   app
     .command('delete')
@@ -145,10 +158,14 @@ export function registerApp(program: Command, run: Run): void {
     .requiredOption('--client <id>', 'client id')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; client: string }) =>
-      run(opts, async ({ services }) => {
-        await services.apps.delete(await services.apps.getByClientId(opts.client));
-        return { json: { deleted: opts.client }, human: `deleted app ${opts.client}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          await services.apps.delete(await services.apps.getByClientId(opts.client));
+          return { json: { deleted: opts.client }, human: `deleted app ${opts.client}` };
+        },
+        { write: { action: 'app.deleted', clientId: opts.client } },
+      ),
     );
   app
     .command('rotate-secret')
@@ -156,12 +173,16 @@ export function registerApp(program: Command, run: Run): void {
     .requiredOption('--client <id>', 'client id')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; client: string }) =>
-      run(opts, async ({ services }) => {
-        const secret = await services.apps.rotateClientSecret(await services.apps.getByClientId(opts.client));
-        return {
-          json: { client_id: opts.client, client_secret: secret },
-          human: `new client secret (shown once): ${secret}`,
-        };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const secret = await services.apps.rotateClientSecret(await services.apps.getByClientId(opts.client));
+          return {
+            json: { client_id: opts.client, client_secret: secret },
+            human: `new client secret (shown once): ${secret}`,
+          };
+        },
+        { write: { action: 'app.secret_rotated', clientId: opts.client } },
+      ),
     );
 }

@@ -78,15 +78,19 @@ export function registerEvent(program: Command, run: Run): void {
   create.requiredOption('--organizer <user>', 'organizer (email or uid); repeat for several', collect, []);
   fieldOptions(create, OPTIONAL, 'create');
   create.option('--json', 'print one JSON object').action((opts: EventCreateOptions) =>
-    run(opts, async ({ services }) => {
-      const { event: created, organizers } = await services.events.create({
-        ...(fieldValues(opts) as NewEventFieldInput),
-        slug: opts.slug,
-        organizers: opts.organizer,
-      });
-      const uids = organizers.map((u) => u.uid);
-      return { json: eventJson(created, uids), human: `created event ${created.slug}` };
-    }),
+    run(
+      opts,
+      async ({ services }) => {
+        const { event: created, organizers } = await services.events.create({
+          ...(fieldValues(opts) as NewEventFieldInput),
+          slug: opts.slug,
+          organizers: opts.organizer,
+        });
+        const uids = organizers.map((u) => u.uid);
+        return { json: eventJson(created, uids), human: `created event ${created.slug}` };
+      },
+      { write: { action: 'event.created', subject: opts.slug } },
+    ),
   );
   event
     .command('list')
@@ -126,14 +130,18 @@ export function registerEvent(program: Command, run: Run): void {
     .option('--remove-organizer <user>', 'remove an organizer (email or uid); repeat for several', collect, [])
     .option('--json', 'print one JSON object')
     .action((opts: EventUpdateOptions) =>
-      run(opts, async ({ services }) => {
-        const detail = await services.events.update(opts.event, {
-          ...fieldValues(opts),
-          addOrganizers: opts.addOrganizer,
-          removeOrganizers: opts.removeOrganizer,
-        });
-        return { json: detailJson(detail), human: `updated event ${detail.event.slug}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const detail = await services.events.update(opts.event, {
+            ...fieldValues(opts),
+            addOrganizers: opts.addOrganizer,
+            removeOrganizers: opts.removeOrganizer,
+          });
+          return { json: detailJson(detail), human: `updated event ${detail.event.slug}` };
+        },
+        { write: { action: 'event.updated', subject: opts.event } },
+      ),
     );
   event
     .command('delete')
@@ -141,14 +149,18 @@ export function registerEvent(program: Command, run: Run): void {
     .requiredOption('--event <slug>', 'event slug')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; event: string }) =>
-      run(opts, async ({ services }) => {
-        const d = await services.events.delete(opts.event);
-        const json = {
-          deleted: d.event.slug,
-          registrations: d.registrations,
-          organizers: d.organizers.map((u) => u.uid),
-        };
-        return { json, human: `deleted event ${d.event.slug} with ${d.registrations} registration(s)` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const d = await services.events.delete(opts.event);
+          const json = {
+            deleted: d.event.slug,
+            registrations: d.registrations,
+            organizers: d.organizers.map((u) => u.uid),
+          };
+          return { json, human: `deleted event ${d.event.slug} with ${d.registrations} registration(s)` };
+        },
+        { write: { action: 'event.deleted', subject: opts.event } },
+      ),
     );
 }

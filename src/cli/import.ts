@@ -34,17 +34,21 @@ export function registerImport(program: Command, run: Run, io: CliIo): void {
     .option('--dry-run', 'check every line and write nothing; lists the bad lines (the first 100)')
     .option('--json', 'print one JSON object')
     .action((file: string, opts: { json?: boolean; dryRun?: boolean }) =>
-      run(opts, async ({ services }) => {
-        const { input, size } = await open(file, io);
-        const bar = fileProgress(io, size);
-        const onProgress = bar ? (bytes: number, records: number) => bar.update(bytes, records) : undefined;
-        try {
-          if (opts.dryRun) return dryRunOutput(await services.importer.dryRun(input, onProgress));
-          const counts = await services.importer.run(input, onProgress);
-          return { json: { ...counts }, human: `imported ${summary(counts)}` };
-        } finally {
-          bar?.stop();
-        }
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const { input, size } = await open(file, io);
+          const bar = fileProgress(io, size);
+          const onProgress = bar ? (bytes: number, records: number) => bar.update(bytes, records) : undefined;
+          try {
+            if (opts.dryRun) return dryRunOutput(await services.importer.dryRun(input, onProgress));
+            const counts = await services.importer.run(input, onProgress);
+            return { json: { ...counts }, human: `imported ${summary(counts)}` };
+          } finally {
+            bar?.stop();
+          }
+        },
+        { write: opts.dryRun ? undefined : { action: 'data.imported', subject: file } },
+      ),
     );
 }

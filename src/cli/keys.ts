@@ -10,14 +10,18 @@ export function registerKeys(program: Command, run: Run): void {
     .description('add a new signing key; older keys stay published until their tokens expire')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean }) =>
-      run(opts, async ({ stores }) => {
-        const { kid, activeAt } = await rotateSigningKey(stores);
-        const at = new Date(activeAt).toISOString();
-        return {
-          json: { kid, active_at: at },
-          human: `new signing key ${kid}: running instances publish it within KEYS_RELOAD_INTERVAL and sign with it from ${at}`,
-        };
-      }),
+      run(
+        opts,
+        async ({ stores }) => {
+          const { kid, activeAt } = await rotateSigningKey(stores);
+          const at = new Date(activeAt).toISOString();
+          return {
+            json: { kid, active_at: at },
+            human: `new signing key ${kid}: running instances publish it within KEYS_RELOAD_INTERVAL and sign with it from ${at}`,
+          };
+        },
+        { write: { action: 'keys.rotated' } },
+      ),
     );
   keys
     .command('list')

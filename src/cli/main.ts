@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { DomainError, InvalidInput } from '../services/errors.js';
 import { DatabaseUnavailable } from '../stores/database-errors.js';
 import { registerApp } from './app.js';
+import { registerAudit } from './audit.js';
 import { registerEvent } from './event.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
@@ -53,6 +54,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   registerKeys(program, runtime);
   registerImport(program, runtime, io);
   registerExport(program, runtime, io);
+  registerAudit(program, runtime, io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -12,9 +12,14 @@ export function registerMigrate(program: Command, run: Run): void {
         opts,
         async ({ db }) => {
           const migrated = await migrate(db);
-          return { json: { migrated }, human: migrated.length ? `applied ${migrated.join(', ')}` : 'up to date' };
+          const audit = { subject: migrated.length ? `${migrated.length} migration(s)` : 'up to date' };
+          return {
+            json: { migrated },
+            audit,
+            human: migrated.length ? `applied ${migrated.join(', ')}` : 'up to date',
+          };
         },
-        { migrateFirst: false },
+        { migrateFirst: false, write: { action: 'database.migrated', transaction: false } },
       ),
     );
 }

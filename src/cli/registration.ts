@@ -12,16 +12,20 @@ export function registerRegistration(program: Command, run: Run): void {
     .requiredOption('--user <user>', 'registrant (email or uid)')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; event: string; user: string }) =>
-      run(opts, async ({ services }) => {
-        const { registration: created, event, user } = await services.registrations.create(opts.event, opts.user);
-        const json = {
-          id: globalId('Registration', created.id),
-          event: event.slug,
-          user: user.uid,
-          created_at: new Date(created.createdAt).toISOString(),
-        };
-        return { json, human: `registered ${user.uid} for ${event.slug}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const { registration: created, event, user } = await services.registrations.create(opts.event, opts.user);
+          const json = {
+            id: globalId('Registration', created.id),
+            event: event.slug,
+            user: user.uid,
+            created_at: new Date(created.createdAt).toISOString(),
+          };
+          return { json, human: `registered ${user.uid} for ${event.slug}` };
+        },
+        { write: { action: 'registration.created', subject: `${opts.user} ${opts.event}` } },
+      ),
     );
   registration
     .command('list')
@@ -53,12 +57,16 @@ export function registerRegistration(program: Command, run: Run): void {
     .requiredOption('--user <user>', 'registrant (email or uid)')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; event: string; user: string }) =>
-      run(opts, async ({ services }) => {
-        const { event, user } = await services.registrations.delete(opts.event, opts.user);
-        return {
-          json: { deleted: true, event: event.slug, user: user.uid },
-          human: `unregistered ${user.uid} from ${event.slug}`,
-        };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const { event, user } = await services.registrations.delete(opts.event, opts.user);
+          return {
+            json: { deleted: true, event: event.slug, user: user.uid },
+            human: `unregistered ${user.uid} from ${event.slug}`,
+          };
+        },
+        { write: { action: 'registration.deleted', subject: `${opts.user} ${opts.event}` } },
+      ),
     );
 }

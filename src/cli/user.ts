@@ -63,20 +63,29 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
     .option('--activation-state <state>', 'active, pending or deactivated', 'active')
     .option('--json', 'print one JSON object')
     .action((opts: UserCreateOptions) =>
-      run(opts, async ({ services }) => {
-        if (opts.email === undefined)
-          throw new CliError('--email is required (or --no-email for a registrant without one)');
-        const created = await services.users.create({
-          email: opts.email === false ? null : opts.email,
-          name: opts.name,
-          password: opts.password,
-          picture: opts.picture,
-          zoneinfo: opts.zoneinfo,
-          emailVerified: opts.emailVerified,
-          activationState: opts.activationState,
-        });
-        return { json: userJson(created), human: `created user ${created.uid} (${created.email ?? 'no email'})` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          if (opts.email === undefined)
+            throw new CliError('--email is required (or --no-email for a registrant without one)');
+          const created = await services.users.create({
+            email: opts.email === false ? null : opts.email,
+            name: opts.name,
+            password: opts.password,
+            picture: opts.picture,
+            zoneinfo: opts.zoneinfo,
+            emailVerified: opts.emailVerified,
+            activationState: opts.activationState,
+          });
+          const audit = { subject: created.uid, userId: created.id };
+          return {
+            json: userJson(created),
+            audit,
+            human: `created user ${created.uid} (${created.email ?? 'no email'})`,
+          };
+        },
+        { write: { action: 'user.created', subject: opts.email || null } },
+      ),
     );
   user
     .command('set-state')
@@ -85,10 +94,15 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
     .requiredOption('--state <state>', 'active, pending or deactivated')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; user: string; state: string }) =>
-      run(opts, async ({ services }) => {
-        const updated = await services.users.setState(opts.user, opts.state);
-        return { json: userJson(updated), human: `user ${updated.uid} is ${updated.activationState}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const updated = await services.users.setState(opts.user, opts.state);
+          const audit = { subject: `${updated.uid} ${updated.activationState}`, userId: updated.id };
+          return { json: userJson(updated), audit, human: `user ${updated.uid} is ${updated.activationState}` };
+        },
+        { write: { action: 'user.state_set', subject: opts.user } },
+      ),
     );
   user
     .command('list')
@@ -139,16 +153,24 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
     .option('--no-email-verified', 'mark the email address as unverified')
     .option('--json', 'print one JSON object')
     .action((opts: UserUpdateOptions) =>
-      run(opts, async ({ services }) => {
-        const updated = await services.users.update(opts.user, {
-          email: clearable(opts.email),
-          name: opts.name,
-          picture: clearable(opts.picture),
-          zoneinfo: clearable(opts.zoneinfo),
-          emailVerified: opts.emailVerified,
-        });
-        return { json: userJson(updated), human: `updated user ${updated.uid}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const updated = await services.users.update(opts.user, {
+            email: clearable(opts.email),
+            name: opts.name,
+            picture: clearable(opts.picture),
+            zoneinfo: clearable(opts.zoneinfo),
+            emailVerified: opts.emailVerified,
+          });
+          return {
+            json: userJson(updated),
+            audit: { subject: updated.uid, userId: updated.id },
+            human: `updated user ${updated.uid}`,
+          };
+        },
+        { write: { action: 'user.updated', subject: opts.user } },
+      ),
     );
   user
     .command('set-password')
@@ -158,15 +180,24 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
     .option('--password-stdin', 'read the new password from the first line of stdin')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; user: string; password?: string; passwordStdin?: boolean }) =>
-      run(opts, async ({ services }) => {
-        if ((opts.password === undefined) === !opts.passwordStdin) {
-          throw new CliError('give the password with --password or --password-stdin (one of them)');
-        }
-        const password = opts.password ?? (await readFirstLine(io.stdin));
-        const { user: u, sessionsEnded } = await services.users.resetPassword(opts.user, password);
-        const json = { uid: u.uid, password_set: true, sessions_ended: sessionsEnded };
-        return { json, human: `password set for ${u.uid}; ${sessionsEnded} session(s) and refresh token(s) ended` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          if ((opts.password === undefined) === !opts.passwordStdin) {
+            throw new CliError('give the password with --password or --password-stdin (one of them)');
+          }
+          const password = opts.password ?? (await readFirstLine(io.stdin));
+          const { user: u, sessionsEnded } = await services.users.resetPassword(opts.user, password);
+          const json = { uid: u.uid, password_set: true, sessions_ended: sessionsEnded };
+          const audit = { subject: u.uid, userId: u.id };
+          return {
+            json,
+            audit,
+            human: `password set for ${u.uid}; ${sessionsEnded} session(s) and refresh token(s) ended`,
+          };
+        },
+        { write: { action: 'user.password_set', subject: opts.user } },
+      ),
     );
   user
     .command('reset-link')
@@ -174,14 +205,20 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
     .requiredOption('--user <user>', 'the user (email or uid)')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; user: string }) =>
-      run(opts, async ({ services }) => {
-        const link = await services.resets.issueLink(await services.users.getByKey(opts.user));
-        const expiresAt = new Date(link.expiresAt).toISOString();
-        return {
-          json: { url: link.url, expires_at: expiresAt },
-          human: `${link.url}\n(works once, until ${expiresAt})`,
-        };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const subject = await services.users.getByKey(opts.user);
+          const link = await services.resets.issueLink(subject);
+          const expiresAt = new Date(link.expiresAt).toISOString();
+          return {
+            audit: { subject: subject.uid, userId: subject.id },
+            json: { url: link.url, expires_at: expiresAt },
+            human: `${link.url}\n(works once, until ${expiresAt})`,
+          };
+        },
+        { write: { action: 'password_reset.link_issued', subject: opts.user } },
+      ),
     );
   user
     .command('delete')
@@ -189,11 +226,20 @@ export function registerUser(program: Command, run: Run, io: CliIo): void {
     .requiredOption('--user <user>', 'the user (email or uid)')
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; user: string }) =>
-      run(opts, async ({ services }) => {
-        const d = await services.users.delete(opts.user);
-        const json = { deleted: d.user.uid, apps: d.apps, registrations: d.registrations, organizer_of: d.organizerOf };
-        const human = `deleted user ${d.user.uid} with ${d.apps.length} app(s) and ${d.registrations} registration(s)`;
-        return { json, human };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const d = await services.users.delete(opts.user);
+          const json = {
+            deleted: d.user.uid,
+            apps: d.apps,
+            registrations: d.registrations,
+            organizer_of: d.organizerOf,
+          };
+          const human = `deleted user ${d.user.uid} with ${d.apps.length} app(s) and ${d.registrations} registration(s)`;
+          return { json, audit: { subject: d.user.uid, userId: d.user.id }, human };
+        },
+        { write: { action: 'user.deleted', subject: opts.user } },
+      ),
     );
 }

@@ -64,17 +64,22 @@ export function registerWebhook(program: Command, run: Run): void {
     .option('--event <slug>', "only this event's changes")
     .option('--json', 'print one JSON object')
     .action((opts: { json?: boolean; client: string; url: string; type: string[]; event?: string }) =>
-      run(opts, async ({ services }) => {
-        const app = await services.apps.getByClientId(opts.client);
-        const made = await services.webhooks.create({
-          appId: app.id,
-          url: opts.url,
-          types: opts.type,
-          event: opts.event,
-        });
-        const json = { ...webhookJson(made.webhook), secret: made.secret };
-        return { json, human: `created webhook ${made.webhook.id}\nsecret (shown once): ${made.secret}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const app = await services.apps.getByClientId(opts.client);
+          const made = await services.webhooks.create({
+            appId: app.id,
+            url: opts.url,
+            types: opts.type,
+            event: opts.event,
+          });
+          const json = { ...webhookJson(made.webhook), secret: made.secret };
+          const audit = { subject: `webhook ${made.webhook.id}`, userId: app.ownerId };
+          return { json, audit, human: `created webhook ${made.webhook.id}\nsecret (shown once): ${made.secret}` };
+        },
+        { write: { action: 'webhook.created', clientId: opts.client } },
+      ),
     );
   webhook
     .command('list')
@@ -105,10 +110,14 @@ export function registerWebhook(program: Command, run: Run): void {
     .argument('<id>', 'webhook id')
     .option('--json', 'print one JSON object')
     .action((raw: string, opts: { json?: boolean }) =>
-      run(opts, async ({ services }) => {
-        await services.webhooks.delete(id(raw, 'the webhook id'));
-        return { json: { deleted: Number(raw) }, human: `deleted webhook ${raw}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          await services.webhooks.delete(id(raw, 'the webhook id'));
+          return { json: { deleted: Number(raw) }, human: `deleted webhook ${raw}` };
+        },
+        { write: { action: 'webhook.deleted', subject: `webhook ${raw}` } },
+      ),
     );
   webhook
     .command('enable')
@@ -116,10 +125,14 @@ export function registerWebhook(program: Command, run: Run): void {
     .argument('<id>', 'webhook id')
     .option('--json', 'print one JSON object')
     .action((raw: string, opts: { json?: boolean }) =>
-      run(opts, async ({ services }) => {
-        const json = webhookJson(await services.webhooks.enable(id(raw, 'the webhook id')));
-        return { json, human: `enabled webhook ${raw}` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const json = webhookJson(await services.webhooks.enable(id(raw, 'the webhook id')));
+          return { json, human: `enabled webhook ${raw}` };
+        },
+        { write: { action: 'webhook.enabled', subject: `webhook ${raw}` } },
+      ),
     );
   webhook
     .command('ping')
@@ -127,10 +140,14 @@ export function registerWebhook(program: Command, run: Run): void {
     .argument('<id>', 'webhook id')
     .option('--json', 'print one JSON object')
     .action((raw: string, opts: { json?: boolean }) =>
-      run(opts, async ({ services }) => {
-        const delivery = deliveryJson(await services.webhooks.ping(id(raw, 'the webhook id')));
-        return { json: delivery, human: `queued ping ${delivery.id} (${delivery.message_id})` };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const delivery = deliveryJson(await services.webhooks.ping(id(raw, 'the webhook id')));
+          return { json: delivery, human: `queued ping ${delivery.id} (${delivery.message_id})` };
+        },
+        { write: { action: 'webhook.pinged', subject: `webhook ${raw}` } },
+      ),
     );
   webhook
     .command('deliveries')
@@ -158,9 +175,13 @@ export function registerWebhook(program: Command, run: Run): void {
     .argument('<delivery-id>', 'delivery id (from `roster webhook deliveries`)')
     .option('--json', 'print one JSON object')
     .action((raw: string, opts: { json?: boolean }) =>
-      run(opts, async ({ services }) => {
-        const delivery = deliveryJson(await services.webhooks.redeliver(id(raw, 'the delivery id')));
-        return { json: delivery, human: fields({ queued: delivery.id, 'webhook-id': delivery.message_id }) };
-      }),
+      run(
+        opts,
+        async ({ services }) => {
+          const delivery = deliveryJson(await services.webhooks.redeliver(id(raw, 'the delivery id')));
+          return { json: delivery, human: fields({ queued: delivery.id, 'webhook-id': delivery.message_id }) };
+        },
+        { write: { action: 'webhook.redelivered', subject: `delivery ${raw}` } },
+      ),
     );
 }

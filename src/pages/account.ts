@@ -5,6 +5,8 @@ import { ACCOUNT_SESSION_TTL_MS } from '../services/sign-in.js';
 import type { ClientAppRow } from '../stores/types.js';
 import type { Authorization } from '../services/grant-service.js';
 import { formBody } from '../http/form-body.js';
+import { originOf } from '../http/origin.js';
+import { userActor } from '../services/audit.js';
 import { accountHref } from '../http/paths.js';
 import { signInRefusalStatus } from '../http/sign-in-refusal.js';
 import {
@@ -35,15 +37,19 @@ export function accountRouter(deps: Deps): Router {
   const { cookieName, cookieOptions, signedIn, loginForm, viewer, guard, sessionCsrf, reserveChange, ownApp } =
     sessions;
 
+  /** The signed-in user as the audit trail records them, from this request's address. */
+  const by = (req: Request, who: Signed) => userActor(who.user, originOf(req));
+
   const dashboard = async (
     req: Request,
     res: Response,
     who: Signed,
     extra: { status?: number; error?: string; notice?: string; form?: Record<string, string> } = {},
   ) => {
-    const [apps, authorizations] = await Promise.all([
+    const [apps, authorizations, activity] = await Promise.all([
       services.apps.listOwned(who.user.id),
       services.grants.listForUser(who.user),
+      services.audit.recent(who.user.id),
     ]);
     sendPage(
       res,
@@ -52,6 +58,7 @@ export function accountRouter(deps: Deps): Router {
         user: who.user,
         apps,
         authorizations,
+        activity,
         csrf: sessionCsrf(req, res, who),
         ...extra,
       }),
@@ -69,7 +76,7 @@ export function accountRouter(deps: Deps): Router {
     const body = req.body as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
     if (!csrf.verify(req, '')) return loginForm(req, res, 403, 'This form has expired. Sign in again.', email);
-    const result = await signIn.attempt(req.ip ?? '', body.email, body.password);
+    const result = await signIn.attempt(originOf(req), body.email, body.password);
     if (!result.ok) return loginForm(req, res, signInRefusalStatus(res, result), result.message, email);
     const session = await signIn.openSession(result.user);
     res.cookie(cookieName, session, { ...cookieOptions, maxAge: ACCOUNT_SESSION_TTL_MS });
@@ -96,12 +103,15 @@ export function accountRouter(deps: Deps): Router {
     const change = await reserveChange(res, who, (error) => dashboard(req, res, who, { status: 429, error, form }));
     if (!change) return;
     try {
-      const made = await services.apps.create({
-        ownerId: who.user.id,
-        name: form.name,
-        redirectUris: form.redirectUris.split(/\r?\n/),
-        confidential: form.type === 'confidential',
-      });
+      const made = await services.apps.create(
+        {
+          ownerId: who.user.id,
+          name: form.name,
+          redirectUris: form.redirectUris.split(/\r?\n/),
+          confidential: form.type === 'confidential',
+        },
+        by(req, who),
+      );
       sendPage(
         res,
         201,
@@ -150,7 +160,7 @@ export function accountRouter(deps: Deps): Router {
     const change = await reserveChange(res, who, refuseOnDashboard(req, res, who));
     if (!change) return;
     try {
-      const clientSecret = await services.apps.rotateClientSecret(app);
+      const clientSecret = await services.apps.rotateClientSecret(app, by(req, who));
       sendPage(res, 200, credentialsPage({ app, title: `New client secret for ${app.name}`, clientSecret }));
     } catch (err) {
       if (!(err instanceof Conflict)) throw err;
@@ -161,12 +171,12 @@ export function accountRouter(deps: Deps): Router {
 
   appAction('token', async (req, res, who, app) => {
     if (!(await reserveChange(res, who, refuseOnDashboard(req, res, who)))) return;
-    const appToken = await services.apps.rotateAppToken(app);
+    const appToken = await services.apps.rotateAppToken(app, by(req, who));
     sendPage(res, 200, credentialsPage({ app, title: `New app token for ${app.name}`, appToken }));
   });
 
-  appAction('delete', async (_req, res, _who, app) => {
-    await services.apps.delete(app);
+  appAction('delete', async (req, res, who, app) => {
+    await services.apps.delete(app, by(req, who));
     res.redirect(303, accountHref('?done=deleted'));
   });
 
@@ -195,7 +205,7 @@ export function accountRouter(deps: Deps): Router {
     const change = await reserveChange(res, who, (error) => editForm(req, res, who, app, 429, error, redirectUris));
     if (!change) return;
     try {
-      await services.apps.update(app, { redirectUris: redirectUris.split(/\r?\n/) });
+      await services.apps.update(app, { redirectUris: redirectUris.split(/\r?\n/) }, by(req, who));
       res.redirect(303, accountHref('?done=edited'));
     } catch (err) {
       if (!(err instanceof InvalidInput)) throw err;
@@ -226,7 +236,7 @@ export function accountRouter(deps: Deps): Router {
     const authorization = who && (await ownAuthorization(req, res, who));
     if (!authorization) return;
     if (!confirmed(req)) return confirmRevoke(req, res, who, authorization);
-    await services.grants.revoke(who.user, authorization.clientId);
+    await services.grants.revoke(who.user, authorization.clientId, by(req, who));
     res.redirect(303, accountHref('?done=revoked'));
   });
 

@@ -5,6 +5,8 @@ import type { Csrf } from '../http/csrf.js';
 import type { Services } from '../services/services.js';
 import type { SignIn } from '../services/sign-in.js';
 import { formBody } from '../http/form-body.js';
+import { originOf } from '../http/origin.js';
+import { userActor } from '../services/audit.js';
 import { interactionHref } from '../http/paths.js';
 import { signInRefusalStatus } from '../http/sign-in-refusal.js';
 import { sendErrorPage } from '../http/pages/error-page.js';
@@ -80,7 +82,8 @@ export function interactionRouter(deps: Deps): Router {
     const found = await accept(req, res, 'login');
     if (!found) return;
     const body = req.body as Record<string, unknown>;
-    const result = await signIn.attempt(req.ip ?? '', body.email, body.password);
+    const clientId = String(found.params.client_id);
+    const result = await signIn.attempt(originOf(req), body.email, body.password, clientId);
     if (!result.ok) {
       const email = typeof body.email === 'string' ? body.email.slice(0, 320) : undefined;
       return render(req, res, found, signInRefusalStatus(res, result), result.message, email);
@@ -103,7 +106,17 @@ export function interactionRouter(deps: Deps): Router {
     const granted = missing.filter((s) => s === 'openid' || chosen.has(s));
     const denied = missing.filter((s) => !granted.includes(s));
     const { grantId } = found;
+    const clientId = String(found.params.client_id);
+    const user = await services.users.findByKey(found.session!.accountId);
+    const actor = user ? userActor(user, originOf(req)) : { type: 'anonymous' as const, ...originOf(req) };
     if (body.decision !== 'allow' || (granted.length === 0 && !grantId)) {
+      await services.audit.record({
+        action: 'consent.denied',
+        actor,
+        clientId,
+        subject: missing.join(' '),
+        outcome: 'failure',
+      });
       return identity.provider.interactionFinished(
         req,
         res,
@@ -113,12 +126,14 @@ export function interactionRouter(deps: Deps): Router {
     }
     const grant = grantId
       ? await identity.provider.Grant.find(grantId)
-      : new identity.provider.Grant({ accountId: found.session!.accountId, clientId: String(found.params.client_id) });
+      : new identity.provider.Grant({ accountId: found.session!.accountId, clientId });
     if (!grant) return sendErrorPage(res, 400, { error: 'session_not_found' });
     if (granted.length) grant.addOIDCScope(granted.join(' '));
     // Rejected, not merely left out: otherwise the provider asks again and consent loops.
     if (denied.length) grant.rejectOIDCScope(denied.join(' '));
     const savedId = await grant.save();
+    // After the save: oidc-provider writes the grant through its adapter, outside any transaction of ours.
+    await services.audit.record({ action: 'consent.granted', actor, clientId, subject: granted.join(' ') || null });
     await identity.provider.interactionFinished(
       req,
       res,

@@ -1,3 +1,4 @@
+import { originOf } from '../http/origin.js';
 import cookieParser from 'cookie-parser';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Csrf } from '../http/csrf.js';
@@ -43,7 +44,7 @@ export function passwordResetRouter(deps: { resets: PasswordResetService; csrf: 
     if (!resets.byEmail) return forgot(req, res, 503);
     if (!csrf.verify(req, '')) return forgot(req, res, 403, FORM_EXPIRED, email);
     if (!email?.trim()) return forgot(req, res, 400, 'Enter your email address.');
-    const answer = await resets.request(req.ip ?? '', email);
+    const answer = await resets.request(originOf(req), email);
     if (answer.status === 'throttled') {
       const minutes = Math.ceil(answer.retryAfter / 60);
       res.set('Retry-After', String(answer.retryAfter));
@@ -73,6 +74,7 @@ export function passwordResetRouter(deps: { resets: PasswordResetService; csrf: 
         token,
         field(req.body, 'password') ?? '',
         field(req.body, 'confirmation') ?? '',
+        originOf(req),
       );
       if (!user) return sendPage(res, 400, invalidLinkPage());
     } catch (err) {

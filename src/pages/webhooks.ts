@@ -3,6 +3,8 @@ import { appWebhooksHref, webhookHref } from '../http/paths.js';
 import { sendErrorPage } from '../http/pages/error-page.js';
 import { sendPage } from '../http/pages/layout.js';
 import { Conflict, InvalidInput, NotFound } from '../services/errors.js';
+import { originOf } from '../http/origin.js';
+import { userActor } from '../services/audit.js';
 import type { Services } from '../services/services.js';
 import { RECENT, type WebhookView } from '../services/webhook-service.js';
 import type { ClientAppRow } from '../stores/types.js';
@@ -51,6 +53,7 @@ function webhookForm(body: Record<string, unknown>): WebhookForm {
  */
 export function webhookRouter({ services, sessions, nudgeWebhooks }: Deps): Router {
   const { viewer, guard, sessionCsrf, reserveChange, ownApp } = sessions;
+  const by = (req: Request, who: Signed) => userActor(who.user, originOf(req));
   const router = express.Router();
 
   const listPage = async (
@@ -112,12 +115,15 @@ export function webhookRouter({ services, sessions, nudgeWebhooks }: Deps): Rout
     const change = await reserveChange(res, who, refuse(429));
     if (!change) return;
     try {
-      const made = await services.webhooks.create({
-        appId: app.id,
-        url: form.url,
-        types: form.types,
-        event: form.event === '' ? undefined : form.event,
-      });
+      const made = await services.webhooks.create(
+        {
+          appId: app.id,
+          url: form.url,
+          types: form.types,
+          event: form.event === '' ? undefined : form.event,
+        },
+        by(req, who),
+      );
       sendPage(res, 201, webhookSecretPage({ app, webhook: made.webhook, secret: made.secret }));
     } catch (err) {
       // Past the per-app cap is a Conflict: the form stays filled in, for after a delete.
@@ -159,7 +165,7 @@ export function webhookRouter({ services, sessions, nudgeWebhooks }: Deps): Rout
     const owned = who && (await ownWebhook(req, res, who));
     if (!owned) return;
     await sending(req, res, who, owned, async () => {
-      await services.webhooks.ping(owned.webhook.id, who.user.id);
+      await services.webhooks.ping(owned.webhook.id, who.user.id, by(req, who));
       return 'pinged';
     });
   });
@@ -175,7 +181,7 @@ export function webhookRouter({ services, sessions, nudgeWebhooks }: Deps): Rout
       return sendErrorPage(res, 404, { error: 'not_found', description: 'This webhook has no such delivery.' });
     }
     await sending(req, res, who, owned, async () => {
-      await services.webhooks.redeliver(deliveryId, who.user.id);
+      await services.webhooks.redeliver(deliveryId, who.user.id, by(req, who));
       return 'redelivered';
     });
   });
@@ -185,7 +191,7 @@ export function webhookRouter({ services, sessions, nudgeWebhooks }: Deps): Rout
     const who = await guard(req, res);
     const owned = who && (await ownWebhook(req, res, who));
     if (!owned) return;
-    await services.webhooks.enable(owned.webhook.id, who.user.id);
+    await services.webhooks.enable(owned.webhook.id, who.user.id, by(req, who));
     nudgeWebhooks();
     res.redirect(303, appWebhooksHref(owned.app.id, '?done=enabled'));
   });
@@ -204,7 +210,7 @@ export function webhookRouter({ services, sessions, nudgeWebhooks }: Deps): Rout
     const owned = who && (await ownWebhook(req, res, who));
     if (!owned) return;
     if (!confirmed(req)) return confirmDelete(req, res, who, owned);
-    await services.webhooks.delete(owned.webhook.id, who.user.id);
+    await services.webhooks.delete(owned.webhook.id, who.user.id, by(req, who));
     res.redirect(303, appWebhooksHref(owned.app.id, '?done=deleted'));
   });
 

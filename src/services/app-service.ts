@@ -5,6 +5,7 @@ import { Conflict, InvalidInput, NotFound } from './errors.js';
 import * as v from './validation.js';
 import { isRowId } from '../lib/ids.js';
 import { printable, quoted } from '../lib/text.js';
+import { audited, type Actor } from './audit.js';
 
 const MAX_REDIRECT_URIS = 10;
 
@@ -83,33 +84,58 @@ export class AppService {
    * An owner who has MAX_APPS_PER_USER apps already (suspended ones included) gets a Conflict, also when
    * registrations race: the store checks the count in the transaction that inserts.
    */
-  async create(input: NewAppInput): Promise<CreatedClientApp> {
+  async create(input: NewAppInput, by?: Actor): Promise<CreatedClientApp> {
     const { maxAppsPerUser } = this.rules;
-    const made = await this.stores.apps.createWithin(maxAppsPerUser, {
+    const fields = {
       ownerId: input.ownerId,
       name: appName(input.name),
       redirectUris: redirectUris(input.redirectUris, this.rules.production),
       confidential: input.confidential ?? true,
       clientId: input.clientId,
-    });
-    if (!made) throw new Conflict(`an account may have at most ${maxAppsPerUser} apps; delete one to register another`);
-    return made;
+    };
+    return audited(
+      this.stores,
+      by,
+      async (s) => {
+        const created = await s.apps.createWithin(maxAppsPerUser, fields);
+        if (!created) {
+          throw new Conflict(`an account may have at most ${maxAppsPerUser} apps; delete one to register another`);
+        }
+        return created;
+      },
+      (m) => ({ action: 'app.created', subject: m.app.name, clientId: m.app.clientId }),
+    );
   }
 
   /** A new app token; the old ones stop working at once. */
-  rotateAppToken(app: ClientAppRow): Promise<string> {
-    return this.stores.apps.rotateAppToken(app.id);
+  rotateAppToken(app: ClientAppRow, by?: Actor): Promise<string> {
+    return audited(
+      this.stores,
+      by,
+      (s) => s.apps.rotateAppToken(app.id),
+      () => this.entry('app.token_rotated', app),
+    );
   }
 
   /** A new client secret; the old one stops working at once. A public app has none to replace. */
-  async rotateClientSecret(app: ClientAppRow): Promise<string> {
+  async rotateClientSecret(app: ClientAppRow, by?: Actor): Promise<string> {
     if (!app.clientSecretHash) throw new Conflict('a public app has no client secret');
-    return this.stores.apps.rotateClientSecret(app.id);
+    const rotate = (s: Stores) => s.apps.rotateClientSecret(app.id);
+    return audited(this.stores, by, rotate, () => this.entry('app.secret_rotated', app));
   }
 
   /** Deletes the app with its tokens and everything issued to it. */
-  delete(app: ClientAppRow): Promise<void> {
-    return this.stores.apps.delete(app.id);
+  delete(app: ClientAppRow, by?: Actor): Promise<void> {
+    return audited(
+      this.stores,
+      by,
+      (s) => s.apps.delete(app.id),
+      () => this.entry('app.deleted', app),
+    );
+  }
+
+  private entry(action: 'app.token_rotated' | 'app.secret_rotated' | 'app.deleted' | 'app.updated', app: ClientAppRow) {
+    return { action, subject: app.name, clientId: app.clientId };
   }
 
   /** Keyset page of apps in registration order, optionally of one owner. */
@@ -119,7 +145,7 @@ export class AppService {
   }
 
   /** Renames the app or edits its redirect URIs (removals, then additions, to the list given or stored). */
-  async update(app: ClientAppRow, input: AppUpdateInput): Promise<ClientAppRow> {
+  async update(app: ClientAppRow, input: AppUpdateInput, by?: Actor): Promise<ClientAppRow> {
     const { name, redirectUris: replace, addRedirectUris: add = [], removeRedirectUris: remove = [] } = input;
     if (name === undefined && replace === undefined && add.length === 0 && remove.length === 0) {
       throw new InvalidInput('nothing to change: give a name or redirect URIs');
@@ -136,7 +162,12 @@ export class AppService {
           ? undefined
           : redirectUris(uris, this.rules.production),
     };
-    await this.stores.apps.update(app.id, fields);
+    await audited(
+      this.stores,
+      by,
+      (s) => s.apps.update(app.id, fields),
+      () => this.entry('app.updated', app),
+    );
     return (await this.stores.apps.findByClientId(app.clientId)) ?? app;
   }
 }

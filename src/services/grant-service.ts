@@ -6,6 +6,7 @@ import { sha256 } from '../lib/secrets.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import type { UserService } from './user-service.js';
 import { isActive, isSuspended } from './account-state.js';
+import { audited, type Actor } from './audit.js';
 
 /** An app the user has authorized, with every scope granted to it across their grants. */
 export interface Authorization {
@@ -39,8 +40,14 @@ export class GrantService {
   }
 
   /** Revokes every grant the user gave the app, with the codes and tokens issued under them. */
-  async revoke(user: UserRow, clientId: string): Promise<void> {
-    await this.stores.oidc.revokeGrants(user.uid, clientId);
+  async revoke(user: UserRow, clientId: string, by?: Actor): Promise<void> {
+    const revoke = (s: Stores) => s.oidc.revokeGrants(user.uid, clientId);
+    await audited(this.stores, by, revoke, () => ({
+      action: 'token.revoked',
+      userId: user.id,
+      subject: user.uid,
+      clientId,
+    }));
   }
 
   /** An operator's revocation: the user's grants to the app (every app if none is named), with their tokens. */

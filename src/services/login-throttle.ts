@@ -1,5 +1,6 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { isIPv6 } from 'node:net';
+import { sha256 } from '../lib/secrets.js';
 import type { Counter } from '../stores/counter-store.js';
 import type { Stores } from '../stores/stores.js';
 
@@ -18,6 +19,15 @@ export type LoginAttempt = { allowed: false; retryAfter: number } | { allowed: t
 export interface LoginThrottle {
   /** Counts one attempt for this email and this IP before the password is checked; refused when either is spent. */
   reserve(ip: string, email: string): Promise<LoginAttempt>;
+}
+
+/**
+ * The per-account counter's key: the address as typed, lower case; one too long for the counters' 255-character
+ * key column (with its prefix) is counted by its SHA-256 instead (PostgreSQL refused it: a 500).
+ */
+export function accountKey(email: string): string {
+  const key = email.trim().toLowerCase();
+  return key.length > 200 ? `sha256:${sha256(key)}` : key;
 }
 
 /**
@@ -45,7 +55,6 @@ export function createLoginThrottle(stores: Stores, onReject: () => void = () =>
   const byAccount = stores.counter('login_account', LOGIN_LIMITS.perAccount);
   const byIp = stores.counter('login_ip', LOGIN_LIMITS.perIp);
   // Unknown and known addresses are counted alike: the throttle reveals nothing about which exist.
-  const accountKey = (email: string) => email.trim().toLowerCase();
 
   /** consume() is one atomic upsert: over the limit it rejects with the counter, which we keep as the answer. */
   const take = (limiter: Counter, key: string) =>

@@ -7,6 +7,10 @@ import type { ResetThrottle } from './reset-throttle.js';
 import { MAX_PASSWORD_LENGTH } from './sign-in.js';
 import { checkPassword, type UserService } from './user-service.js';
 import { isActive } from './account-state.js';
+import { audited, auditRecord, userActor, type Actor, type Origin } from './audit.js';
+
+/** Thrown to undo a reset whose link another submission used first. */
+class LinkUsed extends Error {}
 
 export const RESET_TTL_MS = 30 * 60 * 1000;
 
@@ -49,14 +53,21 @@ export class PasswordResetService {
   }
 
   /** A new link for an active user with an email address (the address is what they sign in with). */
-  async issueLink(user: UserRow): Promise<ResetLink> {
+  async issueLink(user: UserRow, by?: Actor): Promise<ResetLink> {
     if (!isActive(user)) throw new InvalidInput(`user ${user.uid} is ${user.activationState}`);
     if (!user.email) throw new InvalidInput(`user ${user.uid} has no email address to sign in with`);
     const id = randomToken('', 12);
     const secret = randomToken('', 32);
     const now = this.now();
     const expiresAt = now + RESET_TTL_MS;
-    await this.stores.passwordResets.create({ id, secretHash: sha256(secret), userId: user.id, expiresAt }, now);
+    const row = { id, secretHash: sha256(secret), userId: user.id, expiresAt };
+    const entry = { action: 'password_reset.link_issued' as const, userId: user.id, subject: user.uid };
+    await audited(
+      this.stores,
+      by,
+      (s) => s.passwordResets.create(row, now),
+      () => entry,
+    );
     return { url: this.linkFor(`${id}.${secret}`), expiresAt };
   }
 
@@ -64,20 +75,20 @@ export class PasswordResetService {
    * Counts the request, then answers at once; the lookup and the mail happen afterwards, so neither the
    * answer nor its timing says whether the address has an account.
    */
-  async request(ip: string, email: string): Promise<ResetRequest> {
+  async request(origin: Origin, email: string): Promise<ResetRequest> {
     const delivery = this.delivery;
     if (!delivery) return { status: 'unavailable' };
     const address = email.trim();
-    const retryAfter = await delivery.throttle.take(ip, address);
+    const retryAfter = await delivery.throttle.take(origin.address ?? '', address);
     if (retryAfter !== undefined) return { status: 'throttled', retryAfter };
-    this.send(delivery, address).catch((err: unknown) => delivery.onError(err));
+    this.send(delivery, address, origin).catch((err: unknown) => delivery.onError(err));
     return { status: 'accepted' };
   }
 
-  private async send({ mailer, serviceName }: ResetDelivery, email: string): Promise<void> {
+  private async send({ mailer, serviceName }: ResetDelivery, email: string, origin: Origin): Promise<void> {
     const user = await this.stores.users.findByEmail(email);
     if (!user?.email || !isActive(user)) return;
-    const link = await this.issueLink(user);
+    const link = await this.issueLink(user, { type: 'anonymous', ...origin });
     await mailer.send({
       to: user.email,
       subject: `Reset your ${serviceName} password`,
@@ -103,7 +114,12 @@ export class PasswordResetService {
    * Sets the new password (entered twice) and uses the link up; every session and refresh token of the user
    * ends. Undefined when the link no longer works; InvalidInput for a password the rule refuses.
    */
-  async complete(token: unknown, password: string, confirmation: string): Promise<UserRow | undefined> {
+  async complete(
+    token: unknown,
+    password: string,
+    confirmation: string,
+    origin: Origin = {},
+  ): Promise<UserRow | undefined> {
     const user = await this.check(token);
     if (!user) return undefined;
     checkPassword(password);
@@ -112,9 +128,21 @@ export class PasswordResetService {
       throw new InvalidInput(`must be at most ${MAX_PASSWORD_LENGTH} characters`, 'password');
     }
     if (password !== confirmation) throw new InvalidInput('the two passwords differ', 'confirmation');
-    // One atomic update: of two submissions racing, one wins and the other finds the link used.
-    if (!(await this.stores.passwordResets.consume(TOKEN.exec(token as string)![1]!, this.now()))) return undefined;
-    await this.users.resetPassword(user.uid, password);
+    const linkId = TOKEN.exec(token as string)![1]!;
+    const by = userActor(user, origin);
+    try {
+      // The link used up, the password set and the audit row: one transaction.
+      await this.users.resetPassword(user.uid, password, async (s) => {
+        // One atomic update: of two submissions racing, one wins and the other finds the link used.
+        if (!(await s.passwordResets.consume(linkId, this.now()))) throw new LinkUsed();
+        await s.audit.add(
+          auditRecord({ action: 'password_reset.completed', actor: by, subject: user.uid }, this.now()),
+        );
+      });
+    } catch (err) {
+      if (err instanceof LinkUsed) return undefined;
+      throw err;
+    }
     return user;
   }
 }

@@ -1,7 +1,7 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Counter } from '../stores/counter-store.js';
 import type { Stores } from '../stores/stores.js';
-import { addressKey } from './login-throttle.js';
+import { accountKey, addressKey } from './login-throttle.js';
 
 /** Reset mails asked for per email address and per client IP in a window; every request counts. */
 export const RESET_LIMITS = {
@@ -28,7 +28,7 @@ export function createResetThrottle(stores: Stores, onReject: () => void = () =>
     );
   return {
     async take(ip, email) {
-      const waits = await Promise.all([over(byAccount, email.trim().toLowerCase()), over(byIp, addressKey(ip))]);
+      const waits = await Promise.all([over(byAccount, accountKey(email)), over(byIp, addressKey(ip))]);
       const refused = waits.filter((w): w is number => w !== undefined);
       if (refused.length === 0) return undefined;
       onReject();

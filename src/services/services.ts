@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from '../config.js';
 import type { Stores } from '../stores/stores.js';
 import { AppService } from './app-service.js';
+import { AuditService } from './audit.js';
 import { createAppChangeThrottle, type AppChangeThrottle } from './app-change-throttle.js';
 import { createAuthorizeThrottle, type AuthorizeThrottle } from './authorize-throttle.js';
 import { ChangeFeed } from './change-feed.js';
@@ -39,6 +40,8 @@ export interface Services {
   importer: NdjsonImporter;
   exporter: NdjsonExporter;
   signIn: SignIn;
+  /** The audit trail: recorded, listed, pruned. */
+  audit: AuditService;
   resets: PasswordResetService;
   /** The API's hourly budget per token owner (made on first use: it runs a timer). */
   readonly limiter: RateLimiter;
@@ -54,6 +57,7 @@ export type ServiceConfig = Pick<
   | 'production'
   | 'maxAppsPerUser'
   | 'changesRetentionDays'
+  | 'auditRetentionDays'
   | 'rateLimitPoints'
   | 'authorizeRateLimit'
   | 'smtpUrl'
@@ -119,6 +123,7 @@ export function createServices(
   const apps = new AppService(stores, config);
   let limiter: RateLimiter | undefined;
   const secretsKey = webhookKey(stores, config.webhookSecretsKey);
+  const audit = new AuditService(stores, config.auditRetentionDays);
   return {
     users,
     events: new EventService(stores, users),
@@ -141,7 +146,8 @@ export function createServices(
     ),
     importer: new NdjsonImporter(stores),
     exporter: new NdjsonExporter(stores),
-    signIn: new SignIn(stores, createLoginThrottle(stores, reject('login_throttle'))),
+    signIn: new SignIn(stores, createLoginThrottle(stores, reject('login_throttle')), audit),
+    audit,
     resets: new PasswordResetService(
       stores,
       users,

@@ -3,6 +3,7 @@ import type { LoginThrottle } from './login-throttle.js';
 import type { Stores } from '../stores/stores.js';
 import type { UserRow } from '../stores/types.js';
 import { isActive } from './account-state.js';
+import { userActor, type AuditService, type Origin } from './audit.js';
 
 /** Why a sign-in was refused: fields missing, wrong credentials (or an inactive user), or too many attempts. */
 export interface SignInRefusal {
@@ -30,17 +31,33 @@ export class SignIn {
   constructor(
     private readonly stores: Stores,
     private readonly throttle: LoginThrottle,
+    private readonly audit: AuditService,
   ) {}
 
-  async attempt(ip: string, email: unknown, password: unknown): Promise<SignInResult> {
+  /**
+   * Checks an email and password typed at `origin`, for the app `clientId` (none: the account pages). Each
+   * attempt is in the audit trail: a success as a row, refusals folded (never the password typed).
+   */
+  async attempt(origin: Origin, email: unknown, password: unknown, clientId?: string): Promise<SignInResult> {
+    const refused = async (action: 'sign_in.failed' | 'sign_in.throttled', subject?: string, userId?: number) => {
+      const actor = { type: 'anonymous' as const, ...origin };
+      await this.audit.recordRefusal({ action, actor, subject, userId, clientId, outcome: 'failure' });
+    };
     if (typeof email !== 'string' || typeof password !== 'string' || !email.trim() || !password) {
+      await refused('sign_in.failed');
       return { ok: false, reason: 'incomplete', message: 'Enter your email and your password.' };
     }
-    if (email.length > 320 || password.length > MAX_PASSWORD_LENGTH)
+    if (email.length > 320 || password.length > MAX_PASSWORD_LENGTH) {
+      // Not counted by the throttle: folded per network alone, so distinct huge names add no rows.
+      await refused('sign_in.failed');
       return { ok: false, reason: 'refused', message: WRONG_CREDENTIALS };
+    }
+    const ip = origin.address ?? '';
     // Counted before the password is checked, so a burst of parallel attempts gets no more than the limit.
     const attempt = await this.throttle.reserve(ip, email);
     if (!attempt.allowed) {
+      // Per network, not per name: once the throttle refuses, new names tried add no rows.
+      await refused('sign_in.throttled');
       const minutes = Math.ceil(attempt.retryAfter / 60);
       return {
         ok: false,
@@ -53,9 +70,16 @@ export class SignIn {
     // verifyPassword spends the same time for unknown users; inactive users get the same answer as a wrong password.
     const valid = await verifyPassword(password, user?.passwordHash ?? null);
     if (!valid || !user || !isActive(user)) {
+      await refused('sign_in.failed', email.trim().toLowerCase(), user?.id);
       return { ok: false, reason: 'refused', message: WRONG_CREDENTIALS };
     }
     await attempt.succeeded();
+    await this.audit.record({
+      action: 'sign_in.succeeded',
+      actor: userActor(user, origin),
+      subject: user.uid,
+      clientId,
+    });
     return { ok: true, user };
   }
 

@@ -159,11 +159,17 @@ export class UserService {
    * sessions (account pages and provider), refresh tokens and other reset links end, so whoever knew the old
    * one is signed out.
    */
-  async resetPassword(key: string, password: string): Promise<{ user: UserRow; sessionsEnded: number }> {
+  async resetPassword(
+    key: string,
+    password: string,
+    /** Runs first in the same transaction (a reset link used up, the audit row); throwing undoes the reset. */
+    also?: (s: Stores, user: UserRow) => Promise<void>,
+  ): Promise<{ user: UserRow; sessionsEnded: number }> {
     checkPassword(password);
     const user = await this.getByKey(key);
     const hash = await hashPassword(password);
     const sessionsEnded = await this.stores.transaction(async (s) => {
+      await also?.(s, user);
       await s.users.setPasswordHash(user.id, hash);
       await s.passwordResets.deleteForUser(user.id);
       return (await s.accountSessions.deleteForUser(user.id)) + (await s.oidc.endSessions(user.uid));

@@ -9,6 +9,10 @@ import type { AttemptRow, DeliveryRow, WebhookRow } from '../stores/webhook-stor
 import { canSeeEvent } from './policy.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import * as v from './validation.js';
+import { audited, type Actor } from './audit.js';
+
+/** A webhook as the audit trail names it: never its URL, whose query may carry a receiver's secret. */
+const named = (w: { id: number; clientId: string }) => ({ subject: `webhook ${w.id}`, clientId: w.clientId });
 
 /** Recent deliveries and attempts an owner or operator is shown of one webhook. */
 export const RECENT = 50;
@@ -60,18 +64,27 @@ export class WebhookService {
   ) {}
 
   /** The new webhook and its secret (`whsec_…`), which is shown this once. */
-  async create(input: NewWebhookInput): Promise<{ webhook: WebhookView; secret: string }> {
+  async create(input: NewWebhookInput, by?: Actor): Promise<{ webhook: WebhookView; secret: string }> {
     const types = changeTypes(input.types ?? []);
     const eventSlug = input.event === undefined ? null : await this.eventFor(input.appId, input.event);
     const url = await this.deps.validateUrl(input.url);
     const secret = newWebhookSecret();
-    const created = await this.stores.webhooks.create(
-      { appId: input.appId, url, secretSealed: seal(secret, await this.deps.secretsKey()), types, eventSlug },
-      this.rules.maxWebhooksPerApp,
+    const secretSealed = seal(secret, await this.deps.secretsKey());
+    const [clientId] = (await this.stores.apps.clientIds([input.appId])).values();
+    const created = await audited(
+      this.stores,
+      by,
+      async (s) => {
+        const row = await s.webhooks.create(
+          { appId: input.appId, url, secretSealed, types, eventSlug },
+          this.rules.maxWebhooksPerApp,
+        );
+        if (!row)
+          throw new Conflict(`an app may have at most ${this.rules.maxWebhooksPerApp} webhooks; delete one first`);
+        return row;
+      },
+      (row) => ({ action: 'webhook.created', ...named({ id: row.id, clientId: clientId ?? '' }) }),
     );
-    if (!created) {
-      throw new Conflict(`an app may have at most ${this.rules.maxWebhooksPerApp} webhooks; delete one first`);
-    }
     return { webhook: (await this.views([created]))[0]!, secret };
   }
 
@@ -115,15 +128,25 @@ export class WebhookService {
     return (await this.views([row]))[0]!;
   }
 
-  async delete(id: number, ownerId?: number): Promise<void> {
-    await this.find(id, ownerId);
-    await this.stores.webhooks.delete(id);
+  async delete(id: number, ownerId?: number, by?: Actor): Promise<void> {
+    const webhook = await this.find(id, ownerId);
+    await audited(
+      this.stores,
+      by,
+      (s) => s.webhooks.delete(id),
+      () => ({ action: 'webhook.deleted', ...named(webhook) }),
+    );
   }
 
   /** Enabled again after it was disabled for its failures; what was queued before resumes. */
-  async enable(id: number, ownerId?: number): Promise<WebhookView> {
-    await this.find(id, ownerId);
-    await this.stores.webhooks.enable(id);
+  async enable(id: number, ownerId?: number, by?: Actor): Promise<WebhookView> {
+    const webhook = await this.find(id, ownerId);
+    await audited(
+      this.stores,
+      by,
+      (s) => s.webhooks.enable(id),
+      () => ({ action: 'webhook.enabled', ...named(webhook) }),
+    );
     return this.find(id, ownerId);
   }
 
@@ -138,14 +161,16 @@ export class WebhookService {
   }
 
   /** Queues a `webhook.ping` delivery, sent at once and never retried. */
-  async ping(id: number, ownerId?: number): Promise<DeliveryRow> {
+  async ping(id: number, ownerId?: number, by?: Actor): Promise<DeliveryRow> {
     const webhook = await this.find(id, ownerId);
     if (!webhook.enabled) throw new Conflict('the webhook is disabled: enable it first');
-    return this.stores.deliveries.queuePing(id, `msg_ping_${randomBytes(12).toString('base64url')}`);
+    const messageId = `msg_ping_${randomBytes(12).toString('base64url')}`;
+    const queue = (s: Stores) => s.deliveries.queuePing(id, messageId);
+    return audited(this.stores, by, queue, () => ({ action: 'webhook.pinged', ...named(webhook) }));
   }
 
   /** Sends a delivery again, its retry schedule from the start; same `webhook-id`, so receivers may dedupe. */
-  async redeliver(deliveryId: number, ownerId?: number): Promise<DeliveryRow> {
+  async redeliver(deliveryId: number, ownerId?: number, by?: Actor): Promise<DeliveryRow> {
     const delivery =
       Number.isSafeInteger(deliveryId) && deliveryId > 0 ? await this.stores.deliveries.find(deliveryId) : undefined;
     if (!delivery) throw new NotFound(`no delivery ${deliveryId}`);
@@ -153,9 +178,12 @@ export class WebhookService {
       throw new NotFound(`no delivery ${deliveryId}`);
     });
     if (!webhook.enabled) throw new Conflict('the webhook is disabled: enable it first');
-    if (!(await this.stores.deliveries.redeliver(deliveryId))) {
-      throw new Conflict('the delivery is being sent right now: try again in a few seconds');
-    }
+    const again = async (s: Stores) => {
+      if (!(await s.deliveries.redeliver(deliveryId))) {
+        throw new Conflict('the delivery is being sent right now: try again in a few seconds');
+      }
+    };
+    await audited(this.stores, by, again, () => ({ action: 'webhook.redelivered', ...named(webhook) }));
     return (await this.stores.deliveries.find(deliveryId))!;
   }
 }

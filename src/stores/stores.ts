@@ -1,6 +1,7 @@
 import { isSqlite } from './dialect.js';
 import { AccountSessionStore } from './account-session-store.js';
 import { AppStore } from './app-store.js';
+import { AuditStore } from './audit-store.js';
 import { ChangeStore } from './change-store.js';
 import { createCounter, type Counter, type CounterLimits } from './counter-store.js';
 import { EpochStore } from './epoch-store.js';
@@ -30,6 +31,7 @@ export interface Stores {
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
   health: HealthStore;
+  audit: AuditStore;
   /** PostgreSQL: `onSignal` whenever changes commit, at any instance; undefined on SQLite (poll instead). */
   listenForChanges(onSignal: () => void, onError: (err: unknown) => void): ChangeSignal | undefined;
   /** A counter of the rate_limits table, shared by every instance (see counter-store.ts). */
@@ -55,6 +57,7 @@ export function createStores(db: Db): Stores {
     webhooks: new WebhookStore(db),
     deliveries: new DeliveryStore(db),
     health: new HealthStore(db),
+    audit: new AuditStore(db),
     listenForChanges: (onSignal, onError) => listenForChanges(db, onSignal, onError),
     counter: (keyPrefix, limits) => createCounter(db, keyPrefix, limits),
     transaction: (fn) => db.transaction((trx) => fn(createStores(trx))),

@@ -25,6 +25,7 @@ beforeAll(async () => {
       '20261126010000_change_log',
       '20261127000000_webhooks',
       '20261128000000_change_notify',
+      '20261129000000_audit_log',
     ],
   });
   db = createDb(database.url);

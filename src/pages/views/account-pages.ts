@@ -4,6 +4,8 @@ import { html, type SafeHtml } from '../../http/pages/html.js';
 import { accountHref, appWebhooksHref } from '../../http/paths.js';
 import { alert, csrfField, layout, signInForm, type Page } from '../../http/pages/layout.js';
 import { confirmPage, linkButton, notice, postButton } from './page-parts.js';
+import { activityTable } from './activity-parts.js';
+import type { StoredAudit } from '../../stores/audit-store.js';
 
 export function accountLoginPage(input: { csrf: string; error?: string; email?: string }): Page {
   return layout(
@@ -98,6 +100,8 @@ export function dashboardPage(input: {
   user: UserRow;
   apps: ClientAppRow[];
   authorizations: Authorization[];
+  /** The newest rows of the audit trail about this account. */
+  activity: StoredAudit[];
   csrf: string;
   error?: string;
   notice?: string;
@@ -136,7 +140,9 @@ export function dashboardPage(input: {
         <div class="actions"><button type="submit">Register app</button></div>
       </form>
       <h2>Apps you have authorized</h2>
-      ${authorizationsTable(input.authorizations)}`,
+      ${authorizationsTable(input.authorizations)}
+      <h2>Recent activity</h2>
+      ${activityTable(input.activity)}`,
     { wide: true },
   );
 }

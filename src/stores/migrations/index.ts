@@ -11,6 +11,7 @@ import * as eventLocation from './20261126000000_event_location.js';
 import * as changeLog from './20261126010000_change_log.js';
 import * as webhooks from './20261127000000_webhooks.js';
 import * as changeNotify from './20261128000000_change_notify.js';
+import * as auditLog from './20261129000000_audit_log.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '20261126010000_change_log': changeLog,
   '20261127000000_webhooks': webhooks,
   '20261128000000_change_notify': changeNotify,
+  '20261129000000_audit_log': auditLog,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
