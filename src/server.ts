@@ -5,19 +5,22 @@ import { databaseUnavailable } from './stores/database-errors.js';
 import { createHttpServer, listen } from './http/http-server.js';
 import { metricsListener } from './observability/metrics-server.js';
 import { stopGracefullyOnSignals } from './http/shutdown.js';
+import { startTracing } from './observability/tracing.js';
 import { seedOnEmptyDatabase, startupBanner } from './startup.js';
 
 /** Entry point of `npm start`: migrate, seed demo data on an empty dev database, listen, stop gracefully. */
 async function main(): Promise<void> {
   // Before anything else: a bad setting stops the process before it touches the database or a port.
   const config = loadConfig();
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax, traced: config.tracing !== undefined });
   // The first use of the database: when it cannot be reached or opened, one line says where and why.
   await migrate(db).catch((err: unknown) => {
     throw databaseUnavailable(err, config.databaseUrl) ?? err;
   });
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, config);
   const roster = await createRoster({ config, db });
+  // Before the first request: with no OTLP endpoint set, nothing of the SDK is loaded.
+  const tracing = config.tracing && (await startTracing(config.tracing, roster.logger));
   const server = createHttpServer(roster.express);
   const metricsServer =
     config.metricsPort === undefined
@@ -37,6 +40,8 @@ async function main(): Promise<void> {
     async release() {
       await roster.close();
       await db.destroy();
+      // Last: the spans of the requests just drained and of the worker's last attempts go out too.
+      await tracing?.shutdown();
     },
     exit: (code) => process.exit(code),
   });
