@@ -6,8 +6,9 @@ import { context, trace, type Span, type Tracer } from '@opentelemetry/api';
 /** The instrumentation scope every span of Roster's is made under. */
 export const TRACER_NAME = 'roster';
 
-/** Roster's tracer: a proxy that starts delegating to the SDK once one is registered. */
-export const tracer = (): Tracer => trace.getTracer(TRACER_NAME);
+/** Roster's tracer: a proxy that delegates to the SDK once one is registered (looked up once, then kept). */
+const proxy: Tracer = trace.getTracer(TRACER_NAME);
+export const tracer = (): Tracer => proxy;
 
 /**
  * The span being recorded for the work under way, if any. SQL spans are made only under one: the

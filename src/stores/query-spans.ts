@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 import type { Knex } from 'knex';
 import { errorType, recordingParent, tracer } from '../lib/tracing.js';
 
@@ -14,8 +14,22 @@ const OPERATION = /^\s*(\w+)/;
 /** The table a simple statement names first: `from x`, `into x`, `update x`. */
 const TARGET = /\b(?:from|into|update)\s+[`"]?(\w+)/i;
 
+/** The fields of the statements seen lately: the same few statements run on every request. */
+const FIELDS_KEPT = 500;
+const fieldsBySql = new Map<string, { name: string; attributes: Attributes }>();
+
 /** The span's name and attributes for one statement (exported for the tests). */
 export function querySpanFields(system: DbSystem, sql: string): { name: string; attributes: Attributes } {
+  const key = `${system}\n${sql}`;
+  let fields = fieldsBySql.get(key);
+  if (!fields) {
+    if (fieldsBySql.size >= FIELDS_KEPT) fieldsBySql.clear();
+    fieldsBySql.set(key, (fields = parseFields(system, sql)));
+  }
+  return fields;
+}
+
+function parseFields(system: DbSystem, sql: string): { name: string; attributes: Attributes } {
   const operation = OPERATION.exec(sql)?.[1]?.toUpperCase();
   const target = TARGET.exec(sql)?.[1];
   const attributes: Attributes = { 'db.system.name': system, 'db.query.text': sql };
@@ -27,10 +41,10 @@ export function querySpanFields(system: DbSystem, sql: string): { name: string; 
 
 /** Starts a statement's span under the current one, or returns undefined when nothing is being recorded. */
 export function startQuerySpan(system: DbSystem, sql: string): Span | undefined {
-  const parent = recordingParent();
-  if (!parent) return undefined;
+  if (!recordingParent()) return undefined;
   const { name, attributes } = querySpanFields(system, sql);
-  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, trace.setSpan(context.active(), parent));
+  // The active context holds the parent already: no new context is made for each statement.
+  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, context.active());
 }
 
 /** Ends a statement's span; a failure's status names its type only (knex's message quotes the bound values). */
