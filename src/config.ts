@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { isProxyAddress, parseAllowHosts } from './lib/addresses.js';
 import { parseDurations } from './lib/durations.js';
 import { parseKey } from './lib/sealed-secret.js';
+import { tracingSettings, type TracingSettings } from './lib/tracing-settings.js';
 
 /** Every setting the service reads, resolved once from the environment. */
 export interface Config {
@@ -66,6 +67,8 @@ export interface Config {
   streamStallMs: number;
   /** WEBHOOK_SECRETS_KEY: the key webhook secrets are sealed with; unset, one generated and kept in the database. */
   webhookSecretsKey: Buffer | undefined;
+  /** The OTEL_* settings (lib/tracing-settings.ts): undefined when nothing is traced, no endpoint or OTEL_SDK_DISABLED. */
+  tracing: TracingSettings | undefined;
 }
 
 export type TrustProxy = false | number | string[];
@@ -295,5 +298,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     streamsPerOwner: integer('STREAMS_PER_OWNER', env.STREAMS_PER_OWNER, 10, 1, 10_000),
     streamStallMs: integer('STREAM_STALL_MS', env.STREAM_STALL_MS, 30_000, 1000, 3_600_000, ' of milliseconds'),
     webhookSecretsKey: secretsKey(env.WEBHOOK_SECRETS_KEY),
+    tracing: tracingSettings(env, (message) => new ConfigError(message)),
   };
 }

@@ -22,6 +22,7 @@ import { STYLESHEET } from './http/pages/stylesheet.js';
 import { userinfoRouter } from './oidc/userinfo.js';
 import { createMetrics } from './observability/metrics.js';
 import { requestLog } from './observability/request-log.js';
+import { httpSpans } from './observability/http-spans.js';
 import { requestTimeout } from './http/request-timeout.js';
 import { requestId } from './http/request-id.js';
 import { errorHandler } from './http/error-handler.js';
@@ -116,6 +117,8 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   web.set('trust proxy', config.trustProxy);
   // Read by every page we render (serviceNameOf), the provider's hooks included.
   web.locals.serviceName = config.serviceName;
+  // First, so the server span covers the whole request; not mounted at all when tracing is off.
+  if (config.tracing) web.use(httpSpans());
   web.use(requestId);
 
   web.use(requestLog(logger, metrics));

@@ -5,6 +5,7 @@ import { databaseUnavailable } from './stores/database-errors.js';
 import { createHttpServer, listen } from './http/http-server.js';
 import { metricsListener } from './observability/metrics-server.js';
 import { stopGracefullyOnSignals } from './http/shutdown.js';
+import { startTracing } from './observability/tracing.js';
 import { seedOnEmptyDatabase, startupBanner } from './startup.js';
 import { unsupportedNode } from './lib/supported-node.js';
 
@@ -14,13 +15,15 @@ async function main(): Promise<void> {
   if (tooOld) throw new Error(tooOld);
   // Before anything else: a bad setting stops the process before it touches the database or a port.
   const config = loadConfig();
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax, traced: config.tracing !== undefined });
   // The first use of the database: when it cannot be reached or opened, one line says where and why.
   await migrate(db).catch((err: unknown) => {
     throw databaseUnavailable(err, config.databaseUrl) ?? err;
   });
   const seeded = config.production ? undefined : await seedOnEmptyDatabase(db, config);
   const roster = await createRoster({ config, db });
+  // Before the first request: with no OTLP endpoint set, nothing of the SDK is loaded.
+  const tracing = config.tracing && (await startTracing(config.tracing, roster.logger));
   const server = createHttpServer(roster.express);
   const metricsServer =
     config.metricsPort === undefined
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
     async release() {
       await roster.close();
       await db.destroy();
+      // Last: the spans of the requests just drained and of the worker's last attempts go out too.
+      await tracing?.shutdown();
     },
     exit: (code) => process.exit(code),
   });

@@ -23,7 +23,8 @@ const README_MAX_LINES = 350;
 const settings = Object.keys(parse(read('.env.example')));
 /**
  * Named in the pages without being Roster settings: compose's database password, a shell variable, Node's
- * options, the tests' database and browser, the benchmark's rounds, the placeholders of a client's code.
+ * options, the tests' database and browser, the benchmark's rounds, the placeholders of a client's code,
+ * the OpenTelemetry variables the exporter reads itself.
  */
 const NOT_SETTINGS = [
   'POSTGRES_PASSWORD',
@@ -36,6 +37,11 @@ const NOT_SETTINGS = [
   'CLIENT_SECRET',
   'DELIVERY_ID',
   'ROSTER_WEBHOOK_SECRET',
+  // Standard OpenTelemetry variables that the OTLP exporter and the resource detector read themselves.
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TIMEOUT',
+  'OTEL_EXPORTER_OTLP_COMPRESSION',
+  'OTEL_RESOURCE_ATTRIBUTES',
 ];
 /** The error codes the API answers with (`extensions.code`): named in the pages, never settings. */
 const ERROR_CODES = [

@@ -34,6 +34,7 @@ import { mediaTypeStatusPlugin } from './plugins/media-type-status.js';
 import { operationNamePlugin } from './plugins/operation-name.js';
 import { queryLimitsPlugin, queryLimitsRule } from './plugins/query-limits.js';
 import { readOnlyPlugin } from './plugins/read-only.js';
+import { graphqlTracing } from './plugins/tracing.js';
 import { CACHE_CONTROL, responseHeadersPlugin } from './plugins/response-headers.js';
 import { resolvers } from './resolvers/index.js';
 import { responseCache } from './response-cache.js';
@@ -66,9 +67,11 @@ export async function createGraphqlRouter(
   deps: GraphqlDeps,
 ): Promise<{ router: Router; streams: StreamRouter; stop(): Promise<void> }> {
   const schema = makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers });
+  // Only when tracing is on: otherwise no plugin hook and no wrapper runs per request.
+  const tracing = deps.config.tracing && graphqlTracing({ document: deps.config.tracing.graphqlDocument });
   const apollo = new ApolloServer<GraphQLContext>({
     // The schema as written, executed by graphql-jit (Apollo's gateway interface is its executor hook).
-    gateway: jitGateway(schema),
+    gateway: jitGateway(schema, tracing?.around),
     introspection: true,
     // Bearer tokens only, never ambient cookies: cross-site requests carry no credentials to abuse.
     csrfPrevention: false,
@@ -82,6 +85,7 @@ export async function createGraphqlRouter(
     // Each error costs its message (suggestions, conflict reasons) and bytes: 20 say enough.
     validationOptions: { maxErrors: 20 },
     plugins: [
+      ...(tracing ? [tracing.plugin] : []),
       ApolloServerPluginCacheControlDisabled(),
       // The router serves its own explorer page (Sandbox, or GraphiQL offline); Apollo's needs Apollo's CDN.
       ApolloServerPluginLandingPageDisabled(),

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { isSqlite } from './dialect.js';
 import { migrationSource } from './migrations/index.js';
+import { traceQueries } from './query-spans.js';
 
 import { reasonOf, DatabaseUnavailable } from './database-errors.js';
 
@@ -109,8 +110,14 @@ const KNEX_LOG = (() => {
   return { warn: line, error: line, deprecate: line, debug: line };
 })();
 
+export interface DbOptions {
+  poolMax?: number;
+  /** Make a span of each statement (tracing is on): without it no listener is attached at all. */
+  traced?: boolean;
+}
+
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` or `postgres://...`. */
-export function createDb(databaseUrl: string, options: { poolMax?: number } = {}): Db {
+export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   if (databaseUrl.startsWith('sqlite:')) {
     const filename = databaseUrl.slice('sqlite:'.length) || ':memory:';
     if (filename !== ':memory:') {
@@ -146,9 +153,10 @@ export function createDb(databaseUrl: string, options: { poolMax?: number } = {}
       migrations: { migrationSource },
     });
     sqliteHandles.set(db, handle);
+    if (options.traced) traceQueries(db, 'sqlite');
     return db;
   }
-  return knexFactory({
+  const db = knexFactory({
     client: 'pg',
     connection: databaseUrl,
     log: KNEX_LOG,
@@ -162,6 +170,8 @@ export function createDb(databaseUrl: string, options: { poolMax?: number } = {}
     },
     migrations: { migrationSource },
   });
+  if (options.traced) traceQueries(db, 'postgresql');
+  return db;
 }
 
 // knex's bookkeeping tables, as knex itself creates them (lib/migrations/migrate/table-creator.js).

@@ -1,6 +1,7 @@
 import { isSqlite } from './dialect.js';
 import { freshReads } from '../lib/fresh-reads.js';
 import { idleSqliteConnection, type Db } from './database.js';
+import { endQuerySpan, startQuerySpan } from './query-spans.js';
 
 /** The two counters the database's triggers bump (see the auth_epoch and data_epoch migrations). */
 export interface Epochs {
@@ -31,7 +32,7 @@ export class EpochStore {
     // SQLite: straight on the idle connection (a prepared statement, a few µs), not through knex's pool.
     const conn = idleSqliteConnection(this.db);
     const row: Row = conn
-      ? (conn.prepare(READ).get() as Row)
+      ? this.readSqlite(conn)
       : // SQLite's one connection busy (a transaction open on it) or not opened yet: wait for it through knex.
         isSqlite(this.db) || this.db.isTransaction
         ? await this.db
@@ -44,12 +45,31 @@ export class EpochStore {
     return { auth: String(row.auth), data: String(row.data) };
   }
 
+  /** Outside knex, so outside its query events: the span is made here (when a request is being traced). */
+  private readSqlite(conn: NonNullable<ReturnType<typeof idleSqliteConnection>>): Row {
+    const span = startQuerySpan('sqlite', READ);
+    try {
+      const row = conn.prepare(READ).get() as Row;
+      if (span) endQuerySpan(span);
+      return row;
+    } catch (err) {
+      if (span) endQuerySpan(span, err);
+      throw err;
+    }
+  }
+
   /** PostgreSQL: a named statement on a pooled connection, without knex's query building per request. */
   private async readPg(): Promise<Row> {
     const client = this.db.client as PooledClient;
     const conn = await client.acquireConnection();
+    const span = startQuerySpan('postgresql', READ);
     try {
-      return (await conn.query({ name: 'roster_epochs', text: READ })).rows[0];
+      const row = (await conn.query({ name: 'roster_epochs', text: READ })).rows[0];
+      if (span) endQuerySpan(span);
+      return row;
+    } catch (err) {
+      if (span) endQuerySpan(span, err);
+      throw err;
     } finally {
       await client.releaseConnection(conn);
     }

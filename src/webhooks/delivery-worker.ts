@@ -1,7 +1,9 @@
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { AttemptReport, PreparedRequest, WebhookDelivery } from '../services/webhook-delivery.js';
 import type { ClaimedDelivery } from '../stores/webhook-store.js';
 import { WEBHOOK_TIMEOUT_MS } from './send-webhook.js';
+import { inDeliverySpan, recordOutcome } from './webhook-spans.js';
 /** Less than this left of a claim's lease and the attempt is not begun: it could outlive the lease. */
 const LEASE_MARGIN_MS = 1000;
 
@@ -114,37 +116,48 @@ export function startDeliveryWorker(o: WorkerOptions) {
   async function run(claim: ClaimedDelivery, cancelled: AbortSignal): Promise<void> {
     const ids = { webhookId: claim.webhookId, deliveryId: claim.id, messageId: claim.messageId };
     try {
-      const prepared = await o.deliveries.prepare(claim);
-      if ('skip' in prepared) {
-        await o.deliveries.skip(claim, prepared.skip);
-        o.logger.info({ ...ids, reason: prepared.skip }, 'webhook delivery skipped');
-        o.onOutcome?.('skipped');
-        return;
-      }
-      // The attempt ends before the lease does: no other instance can take the delivery while it runs.
-      const timeoutMs = Math.min(WEBHOOK_TIMEOUT_MS, claim.leaseUntil - Date.now() - LEASE_MARGIN_MS);
-      if (timeoutMs < LEASE_MARGIN_MS || cancelled.aborted) return await release([claim]);
-      const report =
-        'fail' in prepared
-          ? { durationMs: 0, error: prepared.fail }
-          : await o.send(prepared.send, { timeoutMs, signal: cancelled });
-      // Ended by a stop: not the receiver's failure. Released, it is sent again by whoever is still running.
-      if (cancelled.aborted) return await release([claim]);
-      const outcome = await o.deliveries.complete(claim, report, Date.now());
-      const label: DeliveryOutcome =
-        outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retried' : 'failed';
-      o.onOutcome?.(label);
-      if (label !== 'delivered') {
-        const retryAt = outcome.nextAttemptAt ? new Date(outcome.nextAttemptAt).toISOString() : undefined;
-        // The id and the error only: the payload carries personal data, the headers the signature.
-        o.logger.warn(
-          { ...ids, attempt: claim.attempts + 1, status: report.status, error: report.error, retryAt },
-          label === 'failed' ? 'webhook delivery failed: no retries left' : 'webhook delivery attempt failed',
-        );
-      }
+      await inDeliverySpan({ ...ids, attempt: claim.attempts + 1 }, (span) => attempt(claim, ids, cancelled, span));
     } catch (err) {
       // The lease runs out and another claim takes it: nothing is lost.
       o.logger.error({ ...ids, err }, 'webhook delivery not completed');
+    }
+  }
+
+  /** One attempt, its outcome written and put on its span. */
+  async function attempt(claim: ClaimedDelivery, ids: object, cancelled: AbortSignal, span: Span): Promise<void> {
+    const released = async () => {
+      recordOutcome(span, 'released');
+      await release([claim]);
+    };
+    const prepared = await o.deliveries.prepare(claim);
+    if ('skip' in prepared) {
+      await o.deliveries.skip(claim, prepared.skip);
+      o.logger.info({ ...ids, reason: prepared.skip }, 'webhook delivery skipped');
+      recordOutcome(span, 'skipped');
+      o.onOutcome?.('skipped');
+      return;
+    }
+    // The attempt ends before the lease does: no other instance can take the delivery while it runs.
+    const timeoutMs = Math.min(WEBHOOK_TIMEOUT_MS, claim.leaseUntil - Date.now() - LEASE_MARGIN_MS);
+    if (timeoutMs < LEASE_MARGIN_MS || cancelled.aborted) return released();
+    const report =
+      'fail' in prepared
+        ? { durationMs: 0, error: prepared.fail }
+        : await o.send(prepared.send, { timeoutMs, signal: cancelled });
+    // Ended by a stop: not the receiver's failure. Released, it is sent again by whoever is still running.
+    if (cancelled.aborted) return released();
+    const outcome = await o.deliveries.complete(claim, report, Date.now());
+    const label: DeliveryOutcome =
+      outcome.state === 'delivered' ? 'delivered' : outcome.state === 'pending' ? 'retried' : 'failed';
+    recordOutcome(span, label);
+    o.onOutcome?.(label);
+    if (label !== 'delivered') {
+      const retryAt = outcome.nextAttemptAt ? new Date(outcome.nextAttemptAt).toISOString() : undefined;
+      // The id and the error only: the payload carries personal data, the headers the signature.
+      o.logger.warn(
+        { ...ids, attempt: claim.attempts + 1, status: report.status, error: report.error, retryAt },
+        label === 'failed' ? 'webhook delivery failed: no retries left' : 'webhook delivery attempt failed',
+      );
     }
   }
 

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { describeFault, statusFault, timedOut } from './attempt-faults.js';
 import { bareHost, pinnedLookup, resolveTarget, type AddressPolicy, type CheckedAddress } from './resolve-target.js';
 import { checkUrlForm, WebhookUrlRefused } from './webhook-url.js';
+import { inPostSpan } from './webhook-spans.js';
 
 // One webhook delivery attempt: resolve, check, connect only to the checked address, read a bounded answer.
 
@@ -52,9 +53,14 @@ type Outcome = Omit<AttemptResult, 'durationMs'>;
 
 /**
  * POSTs one webhook attempt and reports how it went. Never throws for a network fault, a refusal or a
- * timeout: those are the attempt's `error`. Redirects are not followed.
+ * timeout: those are the attempt's `error`. Redirects are not followed. With tracing on, the attempt is an
+ * HTTP client span and the receiver gets its `traceparent`.
  */
-export async function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<AttemptResult> {
+export function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<AttemptResult> {
+  return inPostSpan(request.url, request.headers, (headers) => sendOnce({ ...request, headers }, options));
+}
+
+async function sendOnce(request: WebhookRequest, options: SendOptions): Promise<AttemptResult> {
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const controller = new AbortController();

@@ -1,0 +1,181 @@
+// `npm run bench:tracing`: what tracing costs a computed answer. Roster (bench/servers/roster.mjs) on the rotating
+// workload with RESPONSE_CACHE_MB=0 (no replays: every answer runs its SQL), in alternating rounds:
+//   base  the build of BENCH_TRACING_BASE (a git ref from before tracing), when given;
+//   off   this build, no OTLP endpoint: nothing of the SDK loaded;
+//   on    this build exporting every request's spans (default sampler, protobuf) to a local sink that
+//         reads and discards them;
+//   unsampled  (BENCH_TRACING_UNSAMPLED=1) tracing on with OTEL_TRACES_SAMPLER=always_off.
+// The sink also counts what reached it while each server ran: nothing, unless tracing is on.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WORKLOADS, createDataset } from './dataset.mjs';
+import { AS_SHIPPED, CONNECTIONS, DATABASE_URL, DB_NAME, PG, load, post, startServer, stop } from './harness.mjs';
+import { cpuMs } from './proc.mjs';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const BASE_REF = process.env.BENCH_TRACING_BASE;
+const here = (path) => new URL(path, import.meta.url).pathname;
+const ROOT = here('../');
+const sequence = WORKLOADS.rotating.sequence;
+/** Unset whatever the shell holds: each variant says what it traces. */
+const NO_TRACING = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_SDK_DISABLED: '' };
+
+/** The ref built once into a directory of its own (git archive, the same node_modules, tsc). */
+function buildBase(ref) {
+  const sha = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = join(tmpdir(), `roster-bench-base-${sha}`);
+  if (!existsSync(join(dir, 'dist/roster.js'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${dir}`], { cwd: ROOT });
+    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: dir,
+      stdio: 'inherit',
+    });
+  }
+  return { sha, script: join(dir, 'bench/servers/roster.mjs') };
+}
+
+/** An OTLP/HTTP collector that reads every export and throws it away. */
+async function startSink() {
+  const sink = { requests: 0, bytes: 0 };
+  const server = createServer((req, res) => {
+    req.on('data', (chunk) => (sink.bytes += chunk.length));
+    req.on('end', () => {
+      sink.requests += 1;
+      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(sink, { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() });
+}
+
+async function measure(variant, token, sink) {
+  const { child, url } = await startServer(variant.script, { ...AS_SHIPPED, RESPONSE_CACHE_MB: '0', ...variant.env });
+  try {
+    for (const body of new Set(sequence)) {
+      const text = await (await post(url, token, body)).text();
+      if (!text.startsWith('{"data":{"event":{"registrations":{"nodes":[')) {
+        throw new Error(`${variant.key}: unexpected answer ${text.slice(0, 200)}`);
+      }
+    }
+    await load(url, token, sequence, 1);
+    const before = { cpu: cpuMs(child.pid), requests: sink.requests, bytes: sink.bytes };
+    const result = await load(url, token, sequence, DURATION);
+    const served = result.requests.total;
+    // The spans of the last requests go out within the export delay: counted with this run.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return {
+      rps: result.requests.average,
+      cpuMsPerRequest: (cpuMs(child.pid) - before.cpu) / served,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx + result.errors,
+      exports: sink.requests - before.requests,
+      exportBytesPerRequest: (sink.bytes - before.bytes) / served,
+    };
+  } finally {
+    await stop(child);
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function main() {
+  const base = BASE_REF ? buildBase(BASE_REF) : undefined;
+  const sink = await startSink();
+  const script = here('servers/roster.mjs');
+  const variants = [
+    ...(base ? [{ key: 'base', name: `before tracing (${base.sha})`, script: base.script, env: NO_TRACING }] : []),
+    { key: 'off', name: 'tracing off (no endpoint)', script, env: NO_TRACING },
+    // The instrumentation's own share: hooks and non-recording spans, nothing recorded or exported.
+    ...(process.env.BENCH_TRACING_UNSAMPLED === '1'
+      ? [
+          {
+            key: 'unsampled',
+            name: 'tracing on, no trace sampled (always_off)',
+            script,
+            env: { ...NO_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_off' },
+          },
+        ]
+      : []),
+    {
+      key: 'on',
+      name: 'tracing on (every request, protobuf, 1 s export)',
+      script,
+      env: { ...NO_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_BSP_SCHEDULE_DELAY: '1000' },
+    },
+  ];
+  const load0 = loadavg();
+  console.log(`${DB_NAME}, rotating, RESPONSE_CACHE_MB=0; ${variants.map((v) => v.key).join(', ')}; load ${load0}`);
+  const { token } = await createDataset(DATABASE_URL);
+  const runs = Object.fromEntries(variants.map((v) => [v.key, []]));
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    // Each round in another order: a drift of the machine's load falls on every variant alike.
+    const order = round % 2 ? variants : [...variants].reverse();
+    for (const variant of order) {
+      const r = await measure(variant, token, sink);
+      runs[variant.key].push(r);
+      console.log(
+        `round ${round}/${ROUNDS} ${variant.key}: ${fmt(r.rps)} req/s, ${fmt(r.cpuMsPerRequest, 3)} ms CPU/request, ${r.exports} exports`,
+      );
+    }
+  }
+  sink.close();
+  const reference = base ? 'base' : 'off';
+  const ref = variants.find((v) => v.key === reference);
+  const summary = variants.map((v) => {
+    const r = runs[v.key];
+    return {
+      key: v.key,
+      name: v.name,
+      rps: median(r.map((x) => x.rps)),
+      cpuMsPerRequest: median(r.map((x) => x.cpuMsPerRequest)),
+      p50: median(r.map((x) => x.p50)),
+      p99: median(r.map((x) => x.p99)),
+      non2xx: r.reduce((n, x) => n + x.non2xx, 0),
+      exports: r.reduce((n, x) => n + x.exports, 0),
+      exportBytesPerRequest: median(r.map((x) => x.exportBytesPerRequest)),
+    };
+  });
+  // Each round's figure against the reference's in the same round, then the median: the machine's drift
+  // between rounds (it is shared) falls out of the comparison.
+  const paired = (key, field) => median(runs[key].map((r, i) => r[field] / runs[reference][i][field] - 1)) * 100;
+  const rows = summary.map(
+    (s) =>
+      `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.cpuMsPerRequest, 3)} | ${fmt(paired(s.key, 'cpuMsPerRequest'), 1)} % | ${fmt(-paired(s.key, 'rps'), 1)} % | ${s.p50} / ${s.p99} | ${s.exports} | ${fmt(s.exportBytesPerRequest)} | ${s.non2xx} |`,
+  );
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`;
+  const md = [
+    `# Tracing's cost on a computed answer (${DB_NAME})`,
+    '',
+    `${new Date().toISOString()}; ${machine}; load average ${load0.map((n) => n.toFixed(1)).join(', ')} at the start, ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(
+        ', ',
+      )} at the end. Rotating workload, RESPONSE_CACHE_MB=0, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s (medians; the comparisons are the median of each round's against the reference's in that round). Against: ${ref.name}.`,
+    '',
+    '| server | req/s | server CPU ms/request | CPU/request vs reference | req/s lost | p50 / p99 ms | exports received | export bytes/request | non-2xx |',
+    '| ------ | ----: | --------------------: | -----------------------: | ---------: | -----------: | ---------------: | -------------------: | ------: |',
+    ...rows,
+    '',
+  ].join('\n');
+  const path = here(`results/tracing-${PG ? 'pg' : 'sqlite'}`);
+  writeFileSync(
+    `${path}.json`,
+    JSON.stringify({ date: new Date().toISOString(), machine, load0, summary, runs }, null, 2),
+  );
+  writeFileSync(`${path}.md`, md);
+  console.log(`\n${md}\nwritten: ${path}.{json,md}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,78 @@
+import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import type { TracingSettings } from '../lib/tracing-settings.js';
+
+// The OpenTelemetry SDK, started only when an OTLP endpoint is set (config.tracing): otherwise this module
+// loads none of it, registers nothing, and every span anywhere is the API's no-op.
+
+/** How long a stop waits for the last spans to reach the collector: the drain limit covers it too. */
+const FLUSH_LIMIT_MS = 3000;
+
+export interface Tracing {
+  /** Exports the spans still buffered and stops; never rejects, never outlasts FLUSH_LIMIT_MS. */
+  shutdown(): Promise<void>;
+}
+
+async function exporterFor(settings: TracingSettings) {
+  // Each protocol's exporter reads the standard's other variables itself (headers, timeout, compression).
+  if (settings.protocol === 'http/json') {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    return new OTLPTraceExporter({ url: settings.url });
+  }
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
+  return new OTLPTraceExporter({ url: settings.url });
+}
+
+/**
+ * Registers a tracer provider (batching spans to the OTLP/HTTP exporter), the AsyncLocalStorage context
+ * manager and W3C Trace Context and Baggage propagation; the SDK's own complaints (an export that failed)
+ * go to `logger` as warnings.
+ */
+export async function startTracing(settings: TracingSettings, logger: Logger): Promise<Tracing> {
+  const [sdk, core, resources, { AsyncLocalStorageContextManager }] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/context-async-hooks'),
+  ]);
+  const warn = (message: string, ...args: unknown[]) => logger.warn({ args }, `tracing: ${message}`);
+  diag.setLogger({ error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
+
+  const { root, parentBased, ratio } = settings.sampler;
+  const rootSampler =
+    root === 'always_on'
+      ? new sdk.AlwaysOnSampler()
+      : root === 'always_off'
+        ? new sdk.AlwaysOffSampler()
+        : new sdk.TraceIdRatioBasedSampler(ratio);
+  const provider = new sdk.TracerProvider({
+    // OTEL_RESOURCE_ATTRIBUTES first, then service.name: OTEL_SERVICE_NAME (or Roster's default) wins.
+    resource: resources
+      .defaultResource()
+      .merge(resources.detectResources({ detectors: [resources.envDetector] }))
+      .merge(resources.resourceFromAttributes({ 'service.name': settings.serviceName })),
+    sampler: parentBased ? new sdk.ParentBasedSampler({ root: rootSampler }) : rootSampler,
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({
+        exporter: await exporterFor(settings),
+        scheduledDelayMillis: settings.scheduleDelayMs,
+      }),
+    ],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(
+    new core.CompositePropagator({
+      propagators: [new core.W3CTraceContextPropagator(), new core.W3CBaggagePropagator()],
+    }),
+  );
+  trace.setGlobalTracerProvider(provider);
+  return {
+    async shutdown() {
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_LIMIT_MS).unref()));
+      const flushed = provider.shutdown().catch((err: unknown) => logger.warn({ err }, 'tracing: spans not flushed'));
+      await Promise.race([flushed, limit]);
+      clearTimeout(timer);
+    },
+  };
+}
