@@ -132,6 +132,15 @@ export function createMetrics(sources: MetricsSources = {}) {
     help: 'Results written to live streams by this instance: changes, and the errors that end a stream',
     registers: [registry],
   });
+  // One readiness check at a time, its answer shared for a second (as the backlog's): concurrent scrapes, or a
+  // flood of them on the public port, cost the database one query, and a database that hangs holds at most one.
+  let checking: Promise<boolean> | undefined;
+  const checkReady = () => {
+    checking ??= ready!()
+      .catch(() => false)
+      .finally(() => setTimeout(() => (checking = undefined), 1000).unref());
+    return checking;
+  };
   new Gauge({
     name: 'roster_ready',
     help: 'Whether this instance is ready (what /readyz answers): 1 ready, 0 not (database unreachable or shutting down)',
@@ -141,7 +150,7 @@ export function createMetrics(sources: MetricsSources = {}) {
       // A database that hangs must not hang the scrape: no answer within the bound is not ready.
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, READY_TIMEOUT_MS, false)));
-      this.set((await Promise.race([ready().finally(() => clearTimeout(timer)), late])) ? 1 : 0);
+      this.set((await Promise.race([checkReady().finally(() => clearTimeout(timer)), late])) ? 1 : 0);
     },
   });
   const graphqlRequests = new Counter({

@@ -70,7 +70,9 @@ export class SignIn {
     // verifyPassword spends the same time for unknown users; inactive users get the same answer as a wrong password.
     const valid = await verifyPassword(password, user?.passwordHash ?? null);
     if (!valid || !user || !isActive(user)) {
-      await refused('sign_in.failed', email.trim().toLowerCase(), user?.id);
+      // The address typed only when it names an account: text that names none may be a password typed in the
+      // wrong field, so it is never kept (those failures fold per network alone).
+      await refused('sign_in.failed', user ? email.trim().toLowerCase() : undefined, user?.id);
       return { ok: false, reason: 'refused', message: WRONG_CREDENTIALS };
     }
     await attempt.succeeded();

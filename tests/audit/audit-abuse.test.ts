@@ -111,13 +111,12 @@ describe('hostile text in a failed sign-in', () => {
     expect(rows).toHaveLength(2);
     for (const r of rows) {
       expect(r.userAgent!.length).toBeLessThanOrEqual(200);
-      expect(r.subject!.length).toBeLessThanOrEqual(200);
-      expect(`${r.userAgent}${r.subject}`).not.toMatch(UNSAFE);
+      expect(`${r.userAgent}${r.subject ?? ''}`).not.toMatch(UNSAFE);
     }
     expect(rows[0]!.userAgent).toContain('\\x9b2J');
-    expect(rows.map((r) => r.subject)).toContainEqual(
-      expect.stringMatching(/^\\x1b\]0;pwned\\x07\\u202e<b>bold<\/b>e+…$/),
-    );
+    // Text typed that names no account is never kept (it may be a password in the wrong field); the account's is.
+    expect(rows.map((r) => r.subject).sort()).toEqual([null, 'victim@example.com'].sort());
+    expect(JSON.stringify(rows)).not.toContain('pwned');
     expect(JSON.stringify(await server.stores.audit.page({}, 0, 100_000))).not.toContain('secret-typed-at-hostile');
   });
 
