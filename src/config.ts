@@ -1,10 +1,9 @@
 import { isIP } from 'node:net';
 import { config as loadDotenv } from 'dotenv';
 import { pino } from 'pino';
-import { isProxyAddress, parseAllowHosts } from './lib/addresses.js';
-import { parseDurations } from './lib/durations.js';
-import { parseKey } from './lib/sealed-secret.js';
+import { isProxyAddress } from './lib/addresses.js';
 import { tracingSettings, type TracingSettings } from './lib/tracing-settings.js';
+import { allowHosts, durations, secretsKey } from './lib/webhook-settings.js';
 
 /** Every setting the service reads, resolved once from the environment. */
 export interface Config {
@@ -96,6 +95,7 @@ function trustProxy(raw: string | undefined): TrustProxy {
 }
 
 /** What an error message shows of a raw value: quoted and escaped, so the message stays on one line. */
+const fail = (message: string) => new ConfigError(message);
 const shown = (raw: string) => JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
 
 function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number, unit = ''): number {
@@ -230,27 +230,6 @@ function nodeEnvironment(raw: string | undefined): string {
   return raw;
 }
 
-function durations(name: string, raw: string | undefined, fallback: string, one = false): number[] {
-  const parsed = parseDurations(raw === undefined || raw.trim() === '' ? fallback : raw);
-  const wrong = typeof parsed === 'string' ? parsed : one && parsed.length > 1 ? 'takes one duration' : undefined;
-  if (wrong) throw new ConfigError(`${name} ${wrong}, got ${shown(raw ?? '')}`);
-  return parsed as number[];
-}
-
-function secretsKey(raw: string | undefined): Buffer | undefined {
-  const key = raw ? parseKey(raw) : undefined;
-  if (raw && !key) throw new ConfigError('WEBHOOK_SECRETS_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
-  return key;
-}
-
-function allowHosts(raw: string | undefined): ReadonlySet<string> {
-  try {
-    return parseAllowHosts(raw);
-  } catch (err) {
-    throw new ConfigError(`WEBHOOK_ALLOW_HOSTS: ${(err as Error).message}`);
-  }
-}
-
 /** Reads the environment (and `.env` when present); pure apart from that. Every value is checked here. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = true): Config {
   if (readDotenv) loadDotenv({ quiet: true, processEnv: env });
@@ -289,15 +268,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, readDotenv = tr
     auditRetentionDays: integer('AUDIT_RETENTION_DAYS', env.AUDIT_RETENTION_DAYS, 90, 1, 36500, ' of days'),
     maxAppsPerUser: integer('MAX_APPS_PER_USER', env.MAX_APPS_PER_USER, 25, 1, 100_000),
     changesRetentionDays: integer('CHANGES_RETENTION_DAYS', env.CHANGES_RETENTION_DAYS, 30, 1, 3650, ' of days'),
-    webhookRetrySchedule: durations('WEBHOOK_RETRY_SCHEDULE', env.WEBHOOK_RETRY_SCHEDULE, '5s,5m,30m,2h,5h,10h,10h'),
-    webhookDisableAfterMs: durations('WEBHOOK_DISABLE_AFTER', env.WEBHOOK_DISABLE_AFTER, '5d', true)[0]!,
-    webhookAllowHosts: allowHosts(env.WEBHOOK_ALLOW_HOSTS),
+    webhookRetrySchedule: durations(
+      'WEBHOOK_RETRY_SCHEDULE',
+      env.WEBHOOK_RETRY_SCHEDULE,
+      '5s,5m,30m,2h,5h,10h,10h',
+      fail,
+    ),
+    webhookDisableAfterMs: durations('WEBHOOK_DISABLE_AFTER', env.WEBHOOK_DISABLE_AFTER, '5d', fail, true)[0]!,
+    webhookAllowHosts: allowHosts(env.WEBHOOK_ALLOW_HOSTS, fail),
     maxWebhooksPerApp: integer('MAX_WEBHOOKS_PER_APP', env.MAX_WEBHOOKS_PER_APP, 10, 1, 1000),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 16, 1, 1000),
     streamsMax: integer('STREAMS_MAX', env.STREAMS_MAX, 10_000, 1, 1_000_000),
     streamsPerOwner: integer('STREAMS_PER_OWNER', env.STREAMS_PER_OWNER, 10, 1, 10_000),
     streamStallMs: integer('STREAM_STALL_MS', env.STREAM_STALL_MS, 30_000, 1000, 3_600_000, ' of milliseconds'),
-    webhookSecretsKey: secretsKey(env.WEBHOOK_SECRETS_KEY),
-    tracing: tracingSettings(env, (message) => new ConfigError(message)),
+    webhookSecretsKey: secretsKey(env.WEBHOOK_SECRETS_KEY, fail),
+    tracing: tracingSettings(env, fail),
   };
 }
