@@ -101,7 +101,9 @@ test('changes of one transaction and of concurrent transactions arrive in log or
   const expected = await feedAfter(mark);
   expect(expected).toHaveLength(10);
   await stream.next(expected.length, 3000);
-  expect(streamed(stream)).toEqual(expected.map(asStreamed));
+  // Which changes, in log order, each once: their objects are as they were when sent, and the last write (the
+  // rename) may commit after the first changes went out.
+  expect(streamed(stream).map(which)).toEqual(expected.map(which));
   expect(
     streamed(stream)
       .slice(0, 5)
