@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's first command on a fresh machine whose own Node.js is too old: in a fresh copy of the
 # repository, with only the machine's Node on PATH and an empty Node cache, `npm install && npm start`
-# must serve the canonical query to a token from the README's `npx roster token create` line.
+# must serve the canonical query to a token from the README's `npx roster token create` line, and leave
+# package-lock.json as committed.
 # Usage: scripts/check-readme-commands.sh [DIR_OF_AN_OLD_NODE]   (default: the node first on PATH)
 set -euo pipefail
 
@@ -49,6 +50,7 @@ until curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null; do
   sleep 2
 done
 grep -q "is older than 22; using v24" "$WORK/start.log" || fail "npm start did not say it runs on a fetched Node.js"
+cmp -s "$ROOT/package-lock.json" "$APP/package-lock.json" || fail "npm install changed package-lock.json"
 
 echo "== the README's query with a token from npx roster token create"
 TOKEN=$(npx roster token create --user organizer@example.com --client roster-demo)
