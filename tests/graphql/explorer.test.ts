@@ -85,6 +85,37 @@ test('offline, /graphql opens local GraphiQL, which runs the canonical query wit
   await context.close();
 });
 
+test('before any token is set, GraphiQL shows the schema from the public SDL and asks /graphql nothing', async () => {
+  const context = await browser.newContext();
+  context.setDefaultTimeout(15_000);
+  const asked: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') return route.abort('internetdisconnected');
+    if (url.pathname === '/graphql' && route.request().resourceType() !== 'document') {
+      asked.push(`${route.request().method()} ${url.pathname}`);
+    }
+    return route.continue();
+  });
+  const page = await context.newPage();
+  await page.goto(`${t.server.url}/graphql?explorer=graphiql`);
+  await page.waitForSelector('body[data-explorer="graphiql"] .graphiql-container');
+
+  await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
+  const docs = page.locator('.graphiql-doc-explorer');
+  await docs.getByRole('link', { name: 'Query' }).click();
+  // The root's fields, read from schema.graphql: the docs need no token.
+  await docs.getByText('viewer', { exact: true }).waitFor();
+  for (const field of ['event', 'events', 'changes']) {
+    await expect(docs.getByText(field, { exact: true }).count()).resolves.toBeGreaterThan(0);
+  }
+  await expect(docs.getByText(/Error fetching schema/).count()).resolves.toBe(0);
+  // Nothing was sent to /graphql for want of a token, so the result pane holds no error.
+  expect(asked).toEqual([]);
+  expect(await page.evaluate<string>(editorText('.graphiql-response'))).toBe('');
+  await context.close();
+});
+
 test('the explorer page allows exactly what it loads; other pages keep their script-free policy', async () => {
   const page = await fetch(`${t.server.url}/graphql`, { headers: { Accept: BROWSER_ACCEPT } });
   const csp = page.headers.get('content-security-policy')!;

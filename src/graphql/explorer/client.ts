@@ -70,6 +70,12 @@ export const EXPLORER_SCRIPT = `'use strict';
       .then(function () { return load('script', { src: assets.graphiql }); })
       .then(function () { return load('script', { src: assets.graphqlSse }); })
       .then(function () {
+        // Without the SDL GraphiQL introspects, which needs a token: the docs then wait for one.
+        return fetch(location.origin + assets.schema).then(function (res) {
+          return res.ok ? res.text().then(function (sdl) { return GraphiQL.GraphQL.buildSchema(sdl); }) : undefined;
+        }, function () { return undefined; });
+      })
+      .then(function (schema) {
         var http = GraphiQL.createFetcher({ url: endpoint });
         var stream = location.origin + assets.stream;
         var fetcher = function (params, options) {
@@ -77,6 +83,7 @@ export const EXPLORER_SCRIPT = `'use strict';
         };
         ReactDOM.createRoot(target).render(React.createElement(GraphiQL, {
           fetcher: fetcher,
+          schema: schema,
           defaultQuery: config.defaultQuery,
           defaultHeaders: JSON.stringify(config.headers, null, 2),
           defaultEditorToolsVisibility: 'headers',

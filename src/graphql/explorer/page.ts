@@ -66,6 +66,8 @@ export function explorerPage(config: Config) {
         graphiql: `${assets}/graphiql.js`,
         graphqlSse: `${assets}/graphql-sse.js`,
         stream: `${req.baseUrl}/stream`,
+        // The public SDL: the docs work before a token is set, and no introspection fails for want of one.
+        schema: `${req.baseUrl}/schema.graphql`,
       },
       headers,
       defaultQuery: CANONICAL_QUERY,
