@@ -79,7 +79,7 @@ export class LiveChanges {
     signal: AbortSignal,
     sinceEpoch?: string,
   ): AsyncGenerator<LiveBatch> {
-    await this.attach();
+    await this.attach(after);
     try {
       let position = after;
       let epoch = sinceEpoch ?? this.authEpoch;
@@ -144,10 +144,10 @@ export class LiveChanges {
     });
   }
 
-  private async attach(): Promise<void> {
+  private async attach(after: number): Promise<void> {
     this.followers++;
     try {
-      await (this.started ??= this.start());
+      await (this.started ??= this.start(after));
     } catch (err) {
       this.started = undefined;
       this.detach();
@@ -175,12 +175,16 @@ export class LiveChanges {
     this.ring = [];
   }
 
-  /** The first stream: read where the log stands, then follow it. */
-  private async start(): Promise<void> {
+  /**
+   * The first stream, following from `after`: read where the log stands, then follow it. Memory starts at
+   * the stream's own position when the log moved less than a window since (a stream opened as changes commit
+   * finds them in memory, as any later one would), else at the head.
+   */
+  private async start(after: number): Promise<void> {
     const generation = this.generation;
     const [head, epochs] = await Promise.all([this.stores.changes.head(), this.stores.epochs.current()]);
     if (generation !== this.generation) return;
-    this.head = this.ringFrom = head;
+    this.head = this.ringFrom = after <= head && head - after <= WINDOW ? after : head;
     this.authEpoch = epochs.auth;
     this.ring = [];
     this.signal = this.stores.listenForChanges(
@@ -188,6 +192,7 @@ export class LiveChanges {
       (err) => this.options.onError(err),
     );
     this.timer = setInterval(() => this.refresh(), this.signal ? POLL_MS.notified : POLL_MS.polled).unref();
+    if (this.head < head) this.refresh();
   }
 
   /** Reads what is new (one reader at a time; a call meanwhile reads again after it). */

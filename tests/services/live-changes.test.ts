@@ -70,3 +70,22 @@ test('a filter keeps only its changes; a cursor before the kept log or past the 
   await expect(live.startAfter(head)).rejects.toThrow('older than the changes kept');
   expect(await live.startAfter(null)).toBe(last);
 }, 30_000);
+
+test('a first follower whose changes committed before it attached finds them in memory, not in the log', async () => {
+  const { live } = t.server.services;
+  // Where a stream opened now starts; two changes commit before it begins to follow (no follower yet).
+  const start = await live.startAfter(null);
+  await t.server.stores.registrations.create(t.fx.privateEvent.id, t.fx.organizer.id);
+  await t.server.stores.registrations.create(t.fx.publicEvent.id, t.fx.organizer.id);
+  const last = await t.server.stores.changes.head();
+  expect(last).toBe(start + 2);
+  const controller = new AbortController();
+  const batches: { positions: number[]; fromLog: boolean }[] = [];
+  for await (const batch of live.follow(start, {}, controller.signal)) {
+    batches.push({ positions: batch.rows.map((r) => r.position), fromLog: batch.fromLog });
+    if (batch.through >= last) controller.abort();
+  }
+  // A log read is priced as a page of Query.changes: a stream that just opened must not pay for one.
+  expect(batches.flatMap((b) => b.positions)).toEqual([start + 1, start + 2]);
+  expect(batches.filter((b) => b.fromLog)).toEqual([]);
+}, 30_000);
