@@ -327,7 +327,7 @@ export type SubscriptionChangesArgs = {
 
 /** The kind of bearer token a request carries. */
 export type TokenKind =
-  /** An app token from the account settings: acts for the app, with far fewer rights. */
+  /** An app token (from the account settings, or the client_credentials grant): acts for the app, with far fewer rights. */
   | 'APP'
   /** A user access token from the OpenID Connect login: acts for the user, at one app. */
   | 'USER';

@@ -9,7 +9,8 @@ export function clientMetadata(app: ClientAppRow): ClientMetadata {
     client_name: app.name,
     redirect_uris: app.redirectUris,
     post_logout_redirect_uris: app.redirectUris,
-    grant_types: app.grantTypes,
+    // A confidential app may also get a token for itself with its secret; a public app has nothing to prove it.
+    grant_types: confidential ? [...new Set([...app.grantTypes, 'client_credentials'])] : app.grantTypes,
     response_types: ['code'],
     subject_type: 'pairwise',
     // oidc-provider wants a sector identifier when redirect hosts differ. Each app is its own sector (the

@@ -11,6 +11,8 @@ import { createInteractionPolicy } from './interaction-policy.js';
 import { keySignature, loadIdentitySecrets } from '../services/signing-keys.js';
 import { GRANT_TTL_SECONDS, remainingGrantTtl } from '../services/grant-lifetimes.js';
 import { pinToBaseUrl } from './public-origin.js';
+import { createIntrospectionPolicy } from './introspection-policy.js';
+import { capClientTokens, clientCredentialsTtl } from './client-credentials.js';
 import { errorPage } from '../http/pages/error-page.js';
 import { loggedOutPage, logoutPage } from '../pages/views/interaction-pages.js';
 import { sendProviderPage } from '../http/pages/layout.js';
@@ -19,6 +21,8 @@ import { sendProviderPage } from '../http/pages/layout.js';
 export const INTERACTION_TTL_SECONDS = 10 * 60;
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+/** Introspection answers only an app that proves who it is (a public app is always told `active: false`). */
+const SECRET_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
 
 export interface Identity {
   provider: Provider;
@@ -46,6 +50,10 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       dPoP: { enabled: false },
       // Only the app a token was issued to may revoke it; for any other the answer is the same 200 (RFC 7009).
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      // A confidential app's own token for itself: the app token's rights, for ACCESS_TOKEN_TTL (client-credentials.ts).
+      clientCredentials: { enabled: true },
+      // RFC 7662, for an app's own tokens only, and only while they would be honoured at /graphql.
+      introspection: { enabled: true, allowedPolicy: createIntrospectionPolicy(stores) },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx, form) => {
@@ -63,7 +71,10 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     responseTypes: ['code'],
     clientAuthMethods: [...CLIENT_AUTH_METHODS],
     // Revocation authenticates the client the same way; RFC 8414's default (basic only) would omit the others.
-    discovery: { revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS] },
+    discovery: {
+      revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      introspection_endpoint_auth_methods_supported: [...SECRET_AUTH_METHODS],
+    },
     // Bad authorization requests get our page, in our style, saying what is wrong.
     renderError: async (ctx, out) => {
       const requestId = requestIdOf(ctx.res);
@@ -81,6 +92,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
     interactions: { policy: createInteractionPolicy(), url: (_ctx, interaction) => interactionHref(interaction.uid) },
     ttl: {
       AccessToken: config.accessTokenTtl,
+      ClientCredentials: clientCredentialsTtl(config.accessTokenTtl),
       AuthorizationCode: 60,
       IdToken: 3600,
       Grant: GRANT_TTL_SECONDS,
@@ -109,6 +121,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
   };
   const provider = new Provider(config.baseUrl, configuration);
   pinToBaseUrl(provider, config.baseUrl);
+  provider.use(capClientTokens(stores));
   // Client secrets are stored as SHA-256 hashes: compare the hash of what the client sent.
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(constantTimeEqual(this.clientSecret ?? '', sha256(actual)));

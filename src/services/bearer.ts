@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Epochs } from '../stores/epoch-store.js';
 import type { Stores } from '../stores/stores.js';
+import type { ClientAppRow } from '../stores/types.js';
 import { InvalidToken } from './errors.js';
 import { APP_TOKEN_PREFIX } from '../lib/ids.js';
 import { sha256 } from '../lib/secrets.js';
@@ -9,6 +10,7 @@ import { isActive } from './account-state.js';
 
 /** What the token store knows of a user access token (oidc-provider's AccessToken, looked up). */
 export interface AccessTokenInfo {
+  kind: 'user';
   accountId: string;
   clientId: string;
   scopes: string[];
@@ -16,8 +18,25 @@ export interface AccessTokenInfo {
   expiresAt: number;
 }
 
-/** Looks up a user access token; undefined when unknown, expired, revoked or its grant is gone. */
-export type AccessTokenLookup = (token: string) => Promise<AccessTokenInfo | undefined>;
+/** An app's token for itself (the client_credentials grant): the app token's rights until it expires. */
+export interface ClientTokenInfo {
+  kind: 'client';
+  clientId: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** Looks up an access token; undefined when unknown, expired, revoked or (a user's) its grant is gone. */
+export type AccessTokenLookup = (token: string) => Promise<AccessTokenInfo | ClientTokenInfo | undefined>;
+
+const appViewer = (app: ClientAppRow): Viewer => ({
+  kind: 'app',
+  appId: app.id,
+  clientId: app.clientId,
+  appName: app.name,
+  ownerId: app.ownerId,
+  scopes: [],
+});
 
 /** Resolved tokens kept per instance: at most this many, for at most this long. */
 const CACHE_ENTRIES = 10_000;
@@ -47,18 +66,16 @@ export function createViewerLookup(stores: Stores, lookupAccessToken: AccessToke
       // Unknown, rotated, or its app suspended (owner inactive): the same 401 for each.
       const app = await stores.apps.findByAppToken(token);
       if (!app) throw new InvalidToken();
-      const viewer: Viewer = {
-        kind: 'app',
-        appId: app.id,
-        clientId: app.clientId,
-        appName: app.name,
-        ownerId: app.ownerId,
-        scopes: [],
-      };
-      return { viewer, expiresAt: Infinity };
+      return { viewer: appViewer(app), expiresAt: Infinity };
     }
     const info = await lookupAccessToken(token);
     if (!info) throw new InvalidToken();
+    if (info.kind === 'client') {
+      // Suspended (owner inactive) or deleted since: the token ends with the app, as its app token does.
+      const app = await stores.apps.findActiveByClientId(info.clientId);
+      if (!app) throw new InvalidToken();
+      return { viewer: appViewer(app), expiresAt: info.expiresAt };
+    }
     // A token dies with its user's activation and with its app (deleted, or suspended: owner inactive).
     const subject = await stores.users.withApp(info.accountId, info.clientId);
     if (!subject || !isActive(subject)) throw new InvalidToken();

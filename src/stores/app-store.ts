@@ -113,12 +113,17 @@ export class AppStore {
     return appToken;
   }
 
-  /** Replaces the client secret; the old one stops working at once. */
+  /** Replaces the client secret; the old one stops working at once, and so do the tokens it obtained. */
   async rotateClientSecret(appId: number, now = Date.now()): Promise<string> {
     const clientSecret = randomToken(CLIENT_SECRET_PREFIX);
-    await this.db('client_apps')
-      .where({ id: appId })
-      .update({ client_secret_hash: sha256(clientSecret), updated_at: now });
+    await this.db.transaction(async (trx) => {
+      const app = await trx('client_apps').where({ id: appId }).first('client_id');
+      if (!app) return;
+      await trx('client_apps')
+        .where({ id: appId })
+        .update({ client_secret_hash: sha256(clientSecret), updated_at: now });
+      await trx('oidc_payloads').where({ client_id: app.client_id, model: 'ClientCredentials' }).delete();
+    });
     return clientSecret;
   }
 

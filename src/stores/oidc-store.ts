@@ -144,6 +144,19 @@ export class OidcStore {
     await this.db('oidc_payloads').where({ account_id: accountId }).delete();
   }
 
+  /** Deletes all but the `keep` newest of an app's own tokens (client_credentials); returns how many. */
+  async trimClientTokens(clientId: string, keep: number): Promise<number> {
+    const newest = this.db('oidc_payloads')
+      .where({ model: 'ClientCredentials', client_id: clientId })
+      .orderBy('expires_at', 'desc')
+      .limit(keep)
+      .select('id');
+    return this.db('oidc_payloads')
+      .where({ model: 'ClientCredentials', client_id: clientId })
+      .whereNotIn('id', newest)
+      .delete();
+  }
+
   /** Deletes rows that expired before `now`; returns how many. */
   async deleteExpired(now = Date.now()): Promise<number> {
     return this.db('oidc_payloads').whereNotNull('expires_at').andWhere('expires_at', '<', now).delete();

@@ -26,6 +26,7 @@ beforeAll(async () => {
       '20261127000000_webhooks',
       '20261128000000_change_notify',
       '20261129000000_audit_log',
+      '20261130000000_client_token_epoch',
     ],
   });
   db = createDb(database.url);

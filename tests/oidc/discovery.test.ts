@@ -25,12 +25,13 @@ test('discovery lists exactly the response types, grant types, modes and auth me
   const res = await fetch(`${server.url}/.well-known/openid-configuration`);
   const doc = (await res.json()) as Record<string, unknown>;
   expect(doc.response_types_supported).toEqual(['code']);
-  expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
+  expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
   expect(doc.response_modes_supported).toEqual(['form_post', 'fragment', 'query']);
   expect(doc.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
   expect(doc.revocation_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
   expect(doc.code_challenge_methods_supported).toEqual(['S256']);
-  expect(doc).not.toHaveProperty('introspection_endpoint');
+  expect(doc.introspection_endpoint).toBe(`${server.url}/token/introspection`);
+  expect(doc.introspection_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post']);
   expect(doc.claim_types_supported).toEqual(['normal']); // the provider's other defaults are kept
   expect(doc).not.toHaveProperty('token_endpoint_auth_signing_alg_values_supported');
 });
@@ -92,7 +93,7 @@ test('an unknown response_mode goes back to the app as unsupported_response_mode
   expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('unsupported_response_mode');
 });
 
-test.each(['implicit', 'client_credentials', 'password'])(
+test.each(['implicit', 'password', 'urn:ietf:params:oauth:grant-type:device_code'])(
   'grant_type=%s at the token endpoint is unsupported_grant_type',
   async (grantType) => {
     const res = await fetch(`${server.url}/token`, {

@@ -12,6 +12,7 @@ import * as changeLog from './20261126010000_change_log.js';
 import * as webhooks from './20261127000000_webhooks.js';
 import * as changeNotify from './20261128000000_change_notify.js';
 import * as auditLog from './20261129000000_audit_log.js';
+import * as clientTokenEpoch from './20261130000000_client_token_epoch.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '20261127000000_webhooks': webhooks,
   '20261128000000_change_notify': changeNotify,
   '20261129000000_audit_log': auditLog,
+  '20261130000000_client_token_epoch': clientTokenEpoch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
