@@ -34,4 +34,9 @@ export function auditProviderEvents(provider: Provider, audit: AuditService, onE
     const ctx = Provider.ctx;
     if (ctx?.oidc?.route === 'revocation') record(ctx, 'token.revoked', token.accountId);
   });
+  // An app's own token (client_credentials) revoked by the app: no user's account, the app's row.
+  provider.on('client_credentials.destroyed', () => {
+    const ctx = Provider.ctx;
+    if (ctx?.oidc?.route === 'revocation') record(ctx, 'token.revoked', undefined);
+  });
 }

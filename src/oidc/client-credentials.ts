@@ -1,10 +1,11 @@
+import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Stores } from '../stores/stores.js';
 
 /**
  * Live tokens an app may hold for itself: it needs one at a time (reused until it expires), a few while
- * instances of it each fetch their own. Issuing one more ends the oldest, so a leaked secret cannot be used
- * to fill the database with tokens.
+ * instances of it each fetch their own. Past it the grant is refused rather than the oldest ended: ending
+ * one moves the auth epoch, which would let an app empty every instance's token cache in a loop.
  */
 export const MAX_CLIENT_TOKENS = 20;
 
@@ -26,11 +27,39 @@ export function clientCredentialsTtl(ttlSeconds: number) {
   };
 }
 
-/** Provider middleware: once an app's own token is stored, its tokens past MAX_CLIENT_TOKENS end, before the answer. */
-export function capClientTokens(stores: Stores) {
+/** Refuses a new token of an app that holds MAX_CLIENT_TOKENS live ones (requests racing may pass by a few). */
+export function capClientTokens(provider: Provider, stores: Stores): void {
+  const { prototype } = provider.ClientCredentials;
+  const save: (this: typeof prototype) => Promise<string> = prototype.save; // eslint-disable-line @typescript-eslint/unbound-method -- called on its own object below
+  prototype.save = async function capped(this: typeof prototype) {
+    if (this.clientId && (await stores.oidc.liveClientTokens(this.clientId)) >= MAX_CLIENT_TOKENS) {
+      throw new errors.InvalidRequest(
+        `this app holds ${MAX_CLIENT_TOKENS} live tokens of its own already: reuse one until it expires, or revoke one`,
+      );
+    }
+    return save.call(this);
+  };
+}
+
+/**
+ * Provider middleware closing a race with a new client secret: a grant authenticated with the old secret
+ * whose token is stored just after the rotation removed the app's tokens would outlive it. Once the token
+ * is stored, the app's secret is read again, waiting for a rotation under way; if it changed, the token is
+ * destroyed and the answer is the one a wrong secret gets.
+ */
+export function endTokensOfOldSecrets(stores: Stores) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
     await next();
-    const issued = ctx.oidc?.entities.ClientCredentials;
-    if (issued?.clientId) await stores.oidc.trimClientTokens(issued.clientId, MAX_CLIENT_TOKENS);
+    // Only the grant that issued it: introspection and revocation name an app's own token too.
+    if (ctx.oidc?.route !== 'token' || ctx.oidc.params?.grant_type !== 'client_credentials' || ctx.status !== 200)
+      return;
+    const issued = ctx.oidc.entities.ClientCredentials;
+    const client = ctx.oidc.client;
+    if (!issued?.clientId || !client || issued.clientId !== client.clientId) return;
+    const current = await stores.apps.clientSecretHashOf(issued.clientId);
+    if (current === client.clientSecret) return;
+    await issued.destroy();
+    ctx.status = 401;
+    ctx.body = { error: 'invalid_client', error_description: 'client authentication failed' };
   };
 }

@@ -12,7 +12,7 @@ import { keySignature, loadIdentitySecrets } from '../services/signing-keys.js';
 import { GRANT_TTL_SECONDS, remainingGrantTtl } from '../services/grant-lifetimes.js';
 import { pinToBaseUrl } from './public-origin.js';
 import { createIntrospectionPolicy } from './introspection-policy.js';
-import { capClientTokens, clientCredentialsTtl } from './client-credentials.js';
+import { capClientTokens, clientCredentialsTtl, endTokensOfOldSecrets } from './client-credentials.js';
 import { errorPage } from '../http/pages/error-page.js';
 import { loggedOutPage, logoutPage } from '../pages/views/interaction-pages.js';
 import { sendProviderPage } from '../http/pages/layout.js';
@@ -50,7 +50,7 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       dPoP: { enabled: false },
       // Only the app a token was issued to may revoke it; for any other the answer is the same 200 (RFC 7009).
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-      // A confidential app's own token for itself: the app token's rights, for ACCESS_TOKEN_TTL (client-credentials.ts).
+      // A confidential app's own token: the app token's rights, for ACCESS_TOKEN_TTL (client-credentials.ts).
       clientCredentials: { enabled: true },
       // RFC 7662, for an app's own tokens only, and only while they would be honoured at /graphql.
       introspection: { enabled: true, allowedPolicy: createIntrospectionPolicy(stores) },
@@ -121,7 +121,8 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
   };
   const provider = new Provider(config.baseUrl, configuration);
   pinToBaseUrl(provider, config.baseUrl);
-  provider.use(capClientTokens(stores));
+  capClientTokens(provider, stores);
+  provider.use(endTokensOfOldSecrets(stores));
   // Client secrets are stored as SHA-256 hashes: compare the hash of what the client sent.
   provider.Client.prototype.compareClientSecret = function compare(this: { clientSecret?: string }, actual: string) {
     return Promise.resolve(constantTimeEqual(this.clientSecret ?? '', sha256(actual)));

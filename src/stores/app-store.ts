@@ -117,14 +117,29 @@ export class AppStore {
   async rotateClientSecret(appId: number, now = Date.now()): Promise<string> {
     const clientSecret = randomToken(CLIENT_SECRET_PREFIX);
     await this.db.transaction(async (trx) => {
-      const app = await trx('client_apps').where({ id: appId }).first('client_id');
+      // Locks in the order every writer takes them: the app's row (a grant checking its secret waits here),
+      // its tokens, then the auth epoch (their triggers); the other order could deadlock with a revocation.
+      const query = trx('client_apps').where({ id: appId }).first('client_id');
+      const app = await (isSqlite(this.db) ? query : query.forUpdate());
       if (!app) return;
+      await trx('oidc_payloads').where({ client_id: app.client_id, model: 'ClientCredentials' }).delete();
       await trx('client_apps')
         .where({ id: appId })
         .update({ client_secret_hash: sha256(clientSecret), updated_at: now });
-      await trx('oidc_payloads').where({ client_id: app.client_id, model: 'ClientCredentials' }).delete();
     });
     return clientSecret;
+  }
+
+  /**
+   * The app's client secret hash as committed, read after any change of it under way (on PostgreSQL the read
+   * waits for a transaction that holds the app's row); undefined when the app is gone.
+   */
+  async clientSecretHashOf(clientId: string): Promise<string | null | undefined> {
+    return this.db.transaction(async (trx) => {
+      const query = trx('client_apps').where({ client_id: clientId }).first('client_secret_hash');
+      const row = await (isSqlite(this.db) ? query : query.forShare());
+      return row ? ((row.client_secret_hash as string | null) ?? null) : undefined;
+    });
   }
 
   /** Deletes the app with its app tokens and everything issued to it (grants, codes, user tokens). */

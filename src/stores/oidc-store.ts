@@ -144,17 +144,14 @@ export class OidcStore {
     await this.db('oidc_payloads').where({ account_id: accountId }).delete();
   }
 
-  /** Deletes all but the `keep` newest of an app's own tokens (client_credentials); returns how many. */
-  async trimClientTokens(clientId: string, keep: number): Promise<number> {
-    const newest = this.db('oidc_payloads')
+  /** How many unexpired tokens an app holds of its own (client_credentials). */
+  async liveClientTokens(clientId: string, now = Date.now()): Promise<number> {
+    const row = await this.db('oidc_payloads')
       .where({ model: 'ClientCredentials', client_id: clientId })
-      .orderBy('expires_at', 'desc')
-      .limit(keep)
-      .select('id');
-    return this.db('oidc_payloads')
-      .where({ model: 'ClientCredentials', client_id: clientId })
-      .whereNotIn('id', newest)
-      .delete();
+      .andWhere('expires_at', '>', now)
+      .count({ n: '*' })
+      .first();
+    return Number(row?.n ?? 0);
   }
 
   /** Deletes rows that expired before `now`; returns how many. */

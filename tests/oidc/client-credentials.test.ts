@@ -3,6 +3,7 @@ import { MAX_CLIENT_TOKENS } from '../../src/oidc/client-credentials.js';
 import { useSeededServer } from '../helpers/fixtures.js';
 import { gql } from '../helpers/graphql.js';
 import { startServer } from '../helpers/harness.js';
+import { until } from '../helpers/wait.js';
 
 // An app trades its client id and secret for a short-lived token of its own, with its app token's rights,
 // as openid-client does it, by either way of sending the secret.
@@ -168,23 +169,80 @@ test('its owner deactivated, it stops at once and no new one is issued; reactiva
   expect((await gql(t.server, token, '{ viewer { tokenKind } }')).status).toBe(200);
 });
 
-test(`a flood of token requests keeps ${MAX_CLIENT_TOKENS} live tokens: the newest work, the older ones end`, async () => {
+test(`past ${MAX_CLIENT_TOKENS} live tokens, the grant is refused: nothing stored, no token ended, no cache emptied`, async () => {
   const config = await configFor(t.fx.otherApp);
   const tokens: string[] = [];
-  for (let i = 0; i < MAX_CLIENT_TOKENS + 5; i++) tokens.push((await oidc.clientCredentialsGrant(config)).access_token);
-  const rows = await t.server
-    .db('oidc_payloads')
-    .where({ model: 'ClientCredentials', client_id: t.fx.otherApp.clientId })
-    .count({ n: '*' });
-  expect(Number(rows[0]!.n)).toBe(MAX_CLIENT_TOKENS);
+  const live = await t.server.stores.oidc.liveClientTokens(t.fx.otherApp.clientId);
+  for (let i = live; i < MAX_CLIENT_TOKENS; i++) tokens.push((await oidc.clientCredentialsGrant(config)).access_token);
+  const epoch = async () => (await t.server.stores.epochs.current()).auth;
+  const before = await epoch();
+  for (let i = 0; i < 10; i++) {
+    expect(await refusal(oidc.clientCredentialsGrant(config))).toEqual({ status: 400, error: 'invalid_request' });
+  }
+  // Ending the oldest instead would move the auth epoch, and every instance would drop its cached tokens.
+  expect(await epoch()).toBe(before);
+  expect(await t.server.stores.oidc.liveClientTokens(t.fx.otherApp.clientId)).toBe(MAX_CLIENT_TOKENS);
   const statuses = await Promise.all(
     tokens.map(async (token) => (await gql(t.server, token, '{ viewer { tokenKind } }')).status),
   );
-  // Issued within the same second, tokens expire together: which five of them ended is the database's pick.
-  expect(statuses.filter((s) => s === 200)).toHaveLength(MAX_CLIENT_TOKENS);
-  expect(statuses.filter((s) => s === 401)).toHaveLength(5);
-  expect(statuses.at(-1)).toBe(200);
+  expect(statuses.every((s) => s === 200)).toBe(true);
+  // Revoking one makes room for one.
+  await oidc.tokenRevocation(config, tokens[0]!);
+  expect((await oidc.clientCredentialsGrant(config)).access_token).toEqual(expect.any(String));
 }, 30_000);
+
+test('a new secret set while a grant with the old one is under way ends that grant’s token too', async () => {
+  const owner = await t.server.stores.users.create({ email: 'race@example.com', name: 'Racing Owner' });
+  const made = await t.server.stores.apps.create({
+    ownerId: owner.id,
+    name: 'Racer',
+    redirectUris: ['http://localhost:3000/cb'],
+  });
+  const app = { clientId: made.app.clientId, clientSecret: made.clientSecret! };
+  const oidcStore = t.server.stores.oidc;
+  const upsert = oidcStore.upsert.bind(oidcStore);
+  // The app has authenticated with its old secret; the owner rotates it before the token is stored.
+  oidcStore.upsert = async (model, id, record) => {
+    if (model === 'ClientCredentials') {
+      oidcStore.upsert = upsert;
+      await t.server.stores.apps.rotateClientSecret(made.app.id);
+    }
+    return upsert(model, id, record);
+  };
+  try {
+    expect(await refusal(oidc.clientCredentialsGrant(await configFor(app)))).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    });
+  } finally {
+    oidcStore.upsert = upsert;
+  }
+  expect(await t.server.stores.oidc.liveClientTokens(app.clientId)).toBe(0);
+});
+
+test('issuing and revoking an app’s own token are in the audit trail, as the app', async () => {
+  const owner = await t.server.stores.users.create({ email: 'audited@example.com', name: 'Audited Owner' });
+  const made = await t.server.stores.apps.create({
+    ownerId: owner.id,
+    name: 'Audited',
+    redirectUris: ['http://localhost:3000/cb'],
+  });
+  const app = { clientId: made.app.clientId, clientSecret: made.clientSecret! };
+  const config = await configFor(app);
+  const { access_token: token } = await oidc.clientCredentialsGrant(config);
+  await oidc.tokenRevocation(config, token);
+  const rows = () =>
+    t.server
+      .db('audit_log')
+      .where({ client_id: app.clientId })
+      .orderBy('id')
+      .select<{ action: string; actor_type: string }[]>('action', 'actor_type');
+  await until(async () => (await rows()).length === 2, 'both audit rows written');
+  expect(await rows()).toEqual([
+    { action: 'token.issued', actor_type: 'app' },
+    { action: 'token.revoked', actor_type: 'app' },
+  ]);
+});
 
 test('it ends at its expiry (ACCESS_TOKEN_TTL)', async () => {
   const server = await startServer({ ACCESS_TOKEN_TTL: '1' });

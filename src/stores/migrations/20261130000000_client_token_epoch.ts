@@ -31,8 +31,11 @@ async function watch(knex: Knex, models: string[]): Promise<void> {
 
 export async function up(knex: Knex): Promise<void> {
   await watch(knex, ['AccessToken', 'Grant', 'ClientCredentials']);
+  // An app's live tokens are counted at every grant, and ended by model and app at a new secret.
+  await knex.schema.alterTable('oidc_payloads', (t) => t.index(['model', 'client_id', 'expires_at']));
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('oidc_payloads', (t) => t.dropIndex(['model', 'client_id', 'expires_at']));
   await watch(knex, ['AccessToken', 'Grant']);
 }
