@@ -27,7 +27,7 @@ import { requestTimeout } from './http/request-timeout.js';
 import { requestId } from './http/request-id.js';
 import { errorHandler } from './http/error-handler.js';
 import { PAGE_PATHS } from './http/route-format.js';
-import { PATHS } from './http/paths.js';
+import { PATHS, accountTokensHref } from './http/paths.js';
 import { healthRouter } from './http/health.js';
 import { startDeliveryWorker } from './webhooks/delivery-worker.js';
 import { sendWebhook } from './webhooks/send-webhook.js';
@@ -78,7 +78,10 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   const services = createServices(stores, config, {
     resetLink: resetLinkFor(config.baseUrl),
     onReject: (reason) => metrics.rejections.inc({ reason }),
-    onMailError: (err) => logger.error({ err }, 'password reset mail not sent'),
+    onMailError: (err) => logger.error({ err }, 'mail not sent'),
+    personalTokensUrl: `${config.baseUrl}${accountTokensHref()}`,
+    onLastUseError: (err) =>
+      logger.warn({ err }, 'personal access tokens: last uses not written; noted again at next use'),
     onLiveError: (err) => logger.warn({ err }, 'live streams: the change log not read; trying again'),
     validateWebhookUrl: (url) => validateWebhookUrl(url, addressPolicy),
   });
@@ -96,7 +99,9 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     { audit: services.audit, onError: (err) => logger.warn({ err }, 'audit row of a token event not written') },
   );
   const { pairwiseSalt } = identity;
-  const viewers = createViewerLookup(stores, createAccessTokenLookup(identity));
+  const viewers = createViewerLookup(stores, createAccessTokenLookup(identity), (id) =>
+    services.personalTokenUse.note(id),
+  );
   const graphql = await createGraphqlRouter({
     services,
     viewers,

@@ -14,6 +14,7 @@ import { registerRegistration } from './registration.js';
 import { CliError, createRuntime, type CliIo } from './runtime.js';
 import { registerSeed } from './seed.js';
 import { registerToken } from './token.js';
+import { registerPat } from './pat.js';
 import { registerUser } from './user.js';
 import { registerWebhook } from './webhook.js';
 import { terminalText } from './table.js';
@@ -51,6 +52,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   registerApp(program, runtime);
   registerWebhook(program, runtime);
   registerToken(program, runtime, io);
+  registerPat(program, runtime);
   registerKeys(program, runtime);
   registerImport(program, runtime, io);
   registerExport(program, runtime, io);

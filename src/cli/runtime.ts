@@ -5,6 +5,7 @@ import { databaseUnavailable } from '../stores/database-errors.js';
 import { createServices, type Services } from '../services/services.js';
 import { auditRecord, operatorActor, type AuditAction, type AuditEntry } from '../services/audit.js';
 import { resetLinkFor } from '../http/reset-link.js';
+import { accountTokensHref } from '../http/paths.js';
 import { createStores, type Stores } from '../stores/stores.js';
 import { jsonText, terminalText } from './table.js';
 import { validateWebhookUrl } from '../webhooks/webhook-url.js';
@@ -71,6 +72,7 @@ export function createRuntime(io: CliIo) {
         stores,
         services: createServices(stores, config, {
           resetLink: resetLinkFor(config.baseUrl),
+          personalTokensUrl: `${config.baseUrl}${accountTokensHref()}`,
           validateWebhookUrl: (url) =>
             validateWebhookUrl(url, { production: config.production, allowHosts: config.webhookAllowHosts }),
         }),

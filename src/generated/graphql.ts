@@ -2,7 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { EventRow, UserRow } from '../stores/types.js';
 import type { RegistrationModel, RegistrantModel, RegistrationConnectionModel, EventConnectionModel } from '../graphql/models.js';
-import type { Viewer as ViewerModel, ViewerAppModel } from '../services/viewer.js';
+import type { Viewer as ViewerModel, ViewerAppModel, ViewerPersonalToken as ViewerPersonalTokenModel } from '../services/viewer.js';
 import type { RateLimitState } from '../services/rate-limit.js';
 import type { ChangeRow } from '../stores/change-store.js';
 import type { FeedPage } from '../services/change-feed.js';
@@ -329,15 +329,22 @@ export type SubscriptionChangesArgs = {
 export type TokenKind =
   /** An app token (from the account settings, or the client_credentials grant): acts for the app, with far fewer rights. */
   | 'APP'
-  /** A user access token from the OpenID Connect login: acts for the user, at one app. */
+  /** A user access token from the OpenID Connect login (acts for the user, at one app), or a personal access token (acts for the user, no app). */
   | 'USER';
 
 /** Who the bearer token speaks for. */
 export type Viewer = {
   __typename?: 'Viewer';
-  /** The app the token was issued to (user token) or belongs to (app token). */
+  /**
+   * The app the token was issued to (user token) or belongs to (app token); for a personal access token, which has no app, a stand-in: client id `personal`, the token's name.
+   * @deprecated Non-null, so it cannot say "no app": use `client`, null for a personal access token.
+   */
   app: ViewerApp;
-  /** The OpenID Connect scopes granted to a user token; empty for an app token. */
+  /** The app the token was issued to (user token) or belongs to (app token); null for a personal access token. */
+  client?: Maybe<ViewerApp>;
+  /** The personal access token the request carries; null for any other token. */
+  personalToken?: Maybe<ViewerPersonalToken>;
+  /** The OpenID Connect scopes granted to a user token (or chosen for a personal access token); empty for an app token. */
   scopes: Array<Scalars['String']['output']>;
   /** Whether the token is a user token or an app token. */
   tokenKind: TokenKind;
@@ -351,6 +358,15 @@ export type ViewerApp = {
   /** The app's OAuth client id. */
   clientId: Scalars['ID']['output'];
   /** The app's name, as its owner set it. */
+  name: Scalars['String']['output'];
+};
+
+/** A personal access token: a user's own token, made at the account settings or the CLI. */
+export type ViewerPersonalToken = {
+  __typename?: 'ViewerPersonalToken';
+  /** When it stops working. */
+  expiresAt: Scalars['DateTime']['output'];
+  /** The name its user gave it. */
   name: Scalars['String']['output'];
 };
 
@@ -471,6 +487,7 @@ export type ResolversTypes = ResolversObject<{
   TokenKind: TokenKind;
   Viewer: ResolverTypeWrapper<ViewerModel>;
   ViewerApp: ResolverTypeWrapper<ViewerAppModel>;
+  ViewerPersonalToken: ResolverTypeWrapper<ViewerPersonalTokenModel>;
   ViewerUser: ResolverTypeWrapper<UserRow>;
 }>;
 
@@ -499,6 +516,7 @@ export type ResolversParentTypes = ResolversObject<{
   Subscription: Record<PropertyKey, never>;
   Viewer: ViewerModel;
   ViewerApp: ViewerAppModel;
+  ViewerPersonalToken: ViewerPersonalTokenModel;
   ViewerUser: UserRow;
 }>;
 
@@ -619,6 +637,8 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
   app?: Resolver<ResolversTypes['ViewerApp'], ParentType, ContextType>;
+  client?: Resolver<Maybe<ResolversTypes['ViewerApp']>, ParentType, ContextType>;
+  personalToken?: Resolver<Maybe<ResolversTypes['ViewerPersonalToken']>, ParentType, ContextType>;
   scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   tokenKind?: Resolver<ResolversTypes['TokenKind'], ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['ViewerUser']>, ParentType, ContextType>;
@@ -626,6 +646,11 @@ export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends Res
 
 export type ViewerAppResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ViewerApp'] = ResolversParentTypes['ViewerApp']> = ResolversObject<{
   clientId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type ViewerPersonalTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ViewerPersonalToken'] = ResolversParentTypes['ViewerPersonalToken']> = ResolversObject<{
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
@@ -654,6 +679,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Subscription?: SubscriptionResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
   ViewerApp?: ViewerAppResolvers<ContextType>;
+  ViewerPersonalToken?: ViewerPersonalTokenResolvers<ContextType>;
   ViewerUser?: ViewerUserResolvers<ContextType>;
 }>;
 

@@ -27,7 +27,8 @@ const MAX_ENTRY_BYTES = 1024 * 1024;
 /** Everything an answer may depend on besides the data: who asks, with which grants, and how. */
 const viewerKey = (v: Viewer): string =>
   v.kind === 'user'
-    ? `user ${v.userId} ${v.uid} ${v.appId} ${v.clientId} ${v.scopes.join(' ')}\n${v.appName}`
+    ? `user ${v.userId} ${v.uid} ${v.appId} ${v.clientId} ${v.scopes.join(' ')}\n${v.appName}` +
+      (v.personalToken ? `\npat ${v.personalToken.id} ${v.personalToken.expiresAt}\n${v.personalToken.name}` : '')
     : `app ${v.appId} ${v.clientId} ${v.ownerId}\n${v.appName}`;
 
 /** The key itself, not a hash of it: V8 hashes a string key faster than SHA-256 does, and its bytes are counted. */

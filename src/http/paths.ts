@@ -25,6 +25,9 @@ export const appWebhooksHref = (appId: number, query = ''): string => accountHre
 /** A webhook's page (its deliveries and attempts), or one of its actions (`ping`, `enable`, `delete`). */
 export const webhookHref = (id: number, rest = ''): string => accountHref(`/webhooks/${id}${rest}`);
 
+/** The personal access tokens page, or one token's action (`/3/delete`). */
+export const accountTokensHref = (rest = ''): string => accountHref(`/tokens${rest}`);
+
 /** A page of the password reset, e.g. `passwordHref('/forgot')`. */
 export const passwordHref = (rest: string): string => `${PATHS.passwordReset}${rest}`;
 

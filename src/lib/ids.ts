@@ -3,6 +3,7 @@ import { randomToken } from './secrets.js';
 /** App tokens carry a prefix so secret scanners can recognise a leaked one. */
 export const APP_TOKEN_PREFIX = 'rst_app_';
 export const CLIENT_SECRET_PREFIX = 'rst_cs_';
+export const PERSONAL_TOKEN_PREFIX = 'rst_pat_';
 
 /** A new user's public id. */
 export const newUid = (): string => randomToken('u_', 12);

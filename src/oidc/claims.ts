@@ -1,14 +1,8 @@
 import type { UserRow } from '../stores/types.js';
 import { sha256 } from '../lib/secrets.js';
+import { SCOPE_CLAIMS } from '../lib/scopes.js';
 
-/** Scope → the claims it grants (docs/identity.md). `sub` and `updated_at` come with every userinfo answer. */
-export const SCOPE_CLAIMS = {
-  openid: ['sub', 'uid', 'updated_at'],
-  email: ['email', 'email_verified'],
-  profile: ['name', 'picture', 'zoneinfo'],
-} as const;
-
-export const SUPPORTED_SCOPES = Object.keys(SCOPE_CLAIMS) as (keyof typeof SCOPE_CLAIMS)[];
+export { SCOPE_CLAIMS, SUPPORTED_SCOPES } from '../lib/scopes.js';
 
 /** Pairwise subject: the same user has a different, stable `sub` at each app. */
 export function pairwiseSubject(clientId: string, uid: string, salt: string): string {

@@ -41,7 +41,8 @@ export function userinfoRouter(deps: {
       }
       const user = await deps.services.users.findById(viewer.userId);
       if (!user) return sendBearerError(res, invalidToken(), 'oauth');
-      const sub = pairwiseSubject(viewer.clientId, user.uid, deps.pairwiseSalt);
+      // Pairwise subjects keep apps from matching up a user; a personal token has no app, and its holder is the user.
+      const sub = viewer.clientId === null ? user.uid : pairwiseSubject(viewer.clientId, user.uid, deps.pairwiseSalt);
       res.set('Cache-Control', 'no-store').json(claimsForScopes(allClaims(user, sub), viewer.scopes));
     } catch (err) {
       next(err);

@@ -20,6 +20,8 @@ const FIELD_LABELS: Record<string, string> = {
   url: 'URL',
   type: 'Change type',
   event: 'Event',
+  scope: 'Scopes',
+  expires_in: 'Expiry',
 };
 
 /** A refusal as the page shows it: one sentence, the field by its label on the form. */

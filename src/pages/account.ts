@@ -22,6 +22,7 @@ import { sendPage } from '../http/pages/layout.js';
 import { confirmed, NOTICES, sentence } from './account-forms.js';
 import { accountSessions, type AccountSessionDeps, type Signed } from './account-session.js';
 import { webhookRouter } from './webhooks.js';
+import { personalTokenRouter } from './personal-tokens.js';
 
 interface Deps extends AccountSessionDeps {
   /** Looks for due webhook deliveries now (a test ping or a redelivery was just queued). */
@@ -242,5 +243,6 @@ export function accountRouter(deps: Deps): Router {
 
   // Each app's webhooks, under the same session, body parsing and CSRF tokens.
   router.use(webhookRouter({ services, sessions, nudgeWebhooks: deps.nudgeWebhooks }));
+  router.use(personalTokenRouter({ services, sessions }));
   return router;
 }

@@ -3,7 +3,7 @@ import type { Epochs } from '../stores/epoch-store.js';
 import type { Stores } from '../stores/stores.js';
 import type { ClientAppRow } from '../stores/types.js';
 import { InvalidToken } from './errors.js';
-import { APP_TOKEN_PREFIX } from '../lib/ids.js';
+import { APP_TOKEN_PREFIX, PERSONAL_TOKEN_PREFIX } from '../lib/ids.js';
 import { sha256 } from '../lib/secrets.js';
 import type { Viewer } from './viewer.js';
 import { isActive } from './account-state.js';
@@ -57,7 +57,12 @@ interface CachedViewer {
  * revocation by any instance or by the CLI holds from the next request on. A cached entry never
  * outlives its token or grant, and failures are never cached.
  */
-export function createViewerLookup(stores: Stores, lookupAccessToken: AccessTokenLookup) {
+export function createViewerLookup(
+  stores: Stores,
+  lookupAccessToken: AccessTokenLookup,
+  /** Told of every request a personal access token makes (its last use is written in batches). */
+  onPersonalTokenUse?: (id: number) => void,
+) {
   const cache = new LRUCache<string, CachedViewer>({ max: CACHE_ENTRIES, ttl: CACHE_TTL_MS });
   let lastEpoch: string | undefined;
 
@@ -67,6 +72,22 @@ export function createViewerLookup(stores: Stores, lookupAccessToken: AccessToke
       const app = await stores.apps.findByAppToken(token);
       if (!app) throw new InvalidToken();
       return { viewer: appViewer(app), expiresAt: Infinity };
+    }
+    if (token.startsWith(PERSONAL_TOKEN_PREFIX)) {
+      // Unknown, revoked, expired, or its user not active: the same 401 for each.
+      const pat = await stores.personalTokens.findLive(sha256(token));
+      if (!pat) throw new InvalidToken();
+      const viewer: Viewer = {
+        kind: 'user',
+        userId: pat.userId,
+        uid: pat.uid,
+        appId: null,
+        clientId: null,
+        appName: null,
+        scopes: pat.scopes,
+        personalToken: { id: pat.id, name: pat.name, expiresAt: pat.expiresAt },
+      };
+      return { viewer, expiresAt: pat.expiresAt };
     }
     const info = await lookupAccessToken(token);
     if (!info) throw new InvalidToken();
@@ -91,6 +112,10 @@ export function createViewerLookup(stores: Stores, lookupAccessToken: AccessToke
     return { viewer, expiresAt: info.expiresAt };
   }
 
+  const noteUse = (viewer: Viewer) => {
+    if (viewer.kind === 'user' && viewer.personalToken) onPersonalTokenUse?.(viewer.personalToken.id);
+  };
+
   /**
    * The viewer, the database's epochs read before it was resolved (a cached answer needs the data one), and
    * when the token ends (epoch ms; Infinity for an app token).
@@ -104,8 +129,12 @@ export function createViewerLookup(stores: Stores, lookupAccessToken: AccessToke
     }
     const key = sha256(token);
     const hit = cache.get(key);
-    if (hit && hit.epoch === epoch) return { viewer: hit.viewer, epochs, expiresAt: hit.expiresAt };
+    if (hit && hit.epoch === epoch) {
+      noteUse(hit.viewer);
+      return { viewer: hit.viewer, epochs, expiresAt: hit.expiresAt };
+    }
     const { viewer, expiresAt } = await lookup(token);
+    noteUse(viewer);
     const ttl = Math.min(CACHE_TTL_MS, expiresAt - Date.now());
     // Only if no bump happened meanwhile: a lookup that straddles one may have read either side of it.
     if (ttl > 0 && epoch === lastEpoch) {

@@ -27,9 +27,11 @@ export class RateLimited extends DomainError {
   }
 }
 
-/** Rate limits are per token owner: the user at one app, or the app itself. */
-export const ownerKey = (viewer: Viewer): string =>
-  viewer.kind === 'user' ? `user:${viewer.userId}:app:${viewer.appId}` : `app:${viewer.appId}`;
+/** Rate limits are per token owner: the user at one app, the user (personal access tokens, all of them), or the app. */
+export const ownerKey = (viewer: Viewer): string => {
+  if (viewer.kind === 'app') return `app:${viewer.appId}`;
+  return viewer.appId === null ? `user:${viewer.userId}` : `user:${viewer.userId}:app:${viewer.appId}`;
+};
 
 /** How often each instance writes the points it granted without the database. */
 export const FLUSH_MS = 100;

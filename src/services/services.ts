@@ -18,6 +18,7 @@ import { RegistrationService } from './registration-service.js';
 import { createResetThrottle } from './reset-throttle.js';
 import { SignIn } from './sign-in.js';
 import { UserService } from './user-service.js';
+import { PersonalTokenService, PersonalTokenUse } from './personal-token-service.js';
 import { WebhookDelivery } from './webhook-delivery.js';
 import { WebhookService } from './webhook-service.js';
 import { randomBytes } from 'node:crypto';
@@ -43,11 +44,14 @@ export interface Services {
   /** The audit trail: recorded, listed, pruned. */
   audit: AuditService;
   resets: PasswordResetService;
+  /** Users' personal access tokens, and when each was last used. */
+  personalTokens: PersonalTokenService;
+  personalTokenUse: PersonalTokenUse;
   /** The API's hourly budget per token owner (made on first use: it runs a timer). */
   readonly limiter: RateLimiter;
   authorizeThrottle: AuthorizeThrottle;
   appChanges: AppChangeThrottle;
-  /** Writes the budget points granted but not yet written, and stops the limiter's timer. */
+  /** Writes the budget points granted and the token uses noted but not yet written, and stops their timers. */
   close(): Promise<void>;
 }
 
@@ -81,6 +85,10 @@ export interface ServiceHooks {
   onReject?(reason: RejectReason): void;
   /** A reset mail could not be sent: it is sent after the answer, so nobody else hears of it. */
   onMailError?(err: unknown): void;
+  /** Where a user sees and revokes their personal access tokens (the mail about a new one links there). */
+  personalTokensUrl?: string;
+  /** Personal access tokens' last uses could not be written (they are noted again at their next use). */
+  onLastUseError?(err: unknown): void;
   /** The live streams' reader of the change log failed (it tries again at the next signal). */
   onLiveError?(err: unknown): void;
   /** A webhook URL as it may be kept, or an InvalidInput (its form and, in production, its addresses). */
@@ -124,6 +132,7 @@ export function createServices(
   let limiter: RateLimiter | undefined;
   const secretsKey = webhookKey(stores, config.webhookSecretsKey);
   const audit = new AuditService(stores, config.auditRetentionDays);
+  const mailer = config.smtpUrl === undefined ? undefined : createSmtpMailer(config.smtpUrl, config.mailFrom);
   return {
     users,
     events: new EventService(stores, users),
@@ -152,15 +161,27 @@ export function createServices(
       stores,
       users,
       hooks.resetLink ?? noResetLinks,
-      config.smtpUrl === undefined
+      mailer === undefined
         ? undefined
         : {
-            mailer: createSmtpMailer(config.smtpUrl, config.mailFrom),
+            mailer,
             throttle: createResetThrottle(stores, reject('reset_throttle')),
             serviceName: config.serviceName,
             onError: (err) => hooks.onMailError?.(err),
           },
     ),
+    personalTokens: new PersonalTokenService(
+      stores,
+      mailer === undefined || hooks.personalTokensUrl === undefined
+        ? undefined
+        : {
+            mailer,
+            serviceName: config.serviceName,
+            tokensUrl: hooks.personalTokensUrl,
+            onError: (err) => hooks.onMailError?.(err),
+          },
+    ),
+    personalTokenUse: new PersonalTokenUse(stores, (err) => hooks.onLastUseError?.(err)),
     get limiter() {
       limiter ??= createRateLimiter(stores, config.rateLimitPoints, reject('rate_limit'));
       return limiter;
@@ -169,7 +190,7 @@ export function createServices(
     appChanges: createAppChangeThrottle(stores, reject('app_change_throttle')),
     async close() {
       this.live.close();
-      await limiter?.close();
+      await Promise.all([limiter?.close(), this.personalTokenUse.flush()]);
     },
   };
 }

@@ -6,12 +6,21 @@ export interface UserViewer {
   /** users.id of the signed-in user. */
   userId: number;
   uid: string;
-  /** The client app the token was issued to. */
-  appId: number;
-  clientId: string;
+  /** The client app the token was issued to; null for a personal access token (no app). */
+  appId: number | null;
+  clientId: string | null;
   /** Its name as the lookup read it: answers that show it are keyed by it. */
-  appName: string;
+  appName: string | null;
   scopes: string[];
+  /** The personal access token it is, if it is one. */
+  personalToken?: ViewerPersonalToken;
+}
+
+export interface ViewerPersonalToken {
+  id: number;
+  name: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
 }
 
 export interface AppViewer {

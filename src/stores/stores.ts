@@ -10,6 +10,7 @@ import { HealthStore } from './health-store.js';
 import type { Db } from './database.js';
 import { OidcStore } from './oidc-store.js';
 import { PasswordResetStore } from './password-reset-store.js';
+import { PersonalTokenStore } from './personal-token-store.js';
 import { RegistrationStore } from './registration-store.js';
 import { SecretStore } from './secret-store.js';
 import { UserStore } from './user-store.js';
@@ -28,6 +29,7 @@ export interface Stores {
   epochs: EpochStore;
   changes: ChangeStore;
   passwordResets: PasswordResetStore;
+  personalTokens: PersonalTokenStore;
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
   health: HealthStore;
@@ -54,6 +56,7 @@ export function createStores(db: Db): Stores {
     epochs: new EpochStore(db),
     changes: new ChangeStore(db),
     passwordResets: new PasswordResetStore(db),
+    personalTokens: new PersonalTokenStore(db),
     webhooks: new WebhookStore(db),
     deliveries: new DeliveryStore(db),
     health: new HealthStore(db),

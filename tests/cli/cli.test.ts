@@ -27,6 +27,7 @@ beforeAll(async () => {
       '20261128000000_change_notify',
       '20261129000000_audit_log',
       '20261130000000_client_token_epoch',
+      '20261130010000_personal_tokens',
     ],
   });
   db = createDb(database.url);

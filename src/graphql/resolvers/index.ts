@@ -10,7 +10,7 @@ import { RateLimit } from './RateLimit.js';
 import { Subscription } from './Subscription.js';
 import { Registrant, Registration } from './Registration.js';
 import { PageInfo, RegistrationConnection, RegistrationEdge } from './RegistrationConnection.js';
-import { Viewer, ViewerApp, ViewerUser } from './Viewer.js';
+import { Viewer, ViewerApp, ViewerPersonalToken, ViewerUser } from './Viewer.js';
 
 export const resolvers: Resolvers = {
   DateTime: DateTimeResolver,
@@ -20,6 +20,7 @@ export const resolvers: Resolvers = {
   Viewer,
   ViewerUser,
   ViewerApp,
+  ViewerPersonalToken,
   Node,
   Event,
   EventConnection,

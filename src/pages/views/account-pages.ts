@@ -1,7 +1,7 @@
 import type { Authorization } from '../../services/grant-service.js';
 import type { ClientAppRow, UserRow } from '../../stores/types.js';
 import { html, type SafeHtml } from '../../http/pages/html.js';
-import { accountHref, appWebhooksHref } from '../../http/paths.js';
+import { accountHref, accountTokensHref, appWebhooksHref } from '../../http/paths.js';
 import { alert, csrfField, layout, signInForm, type Page } from '../../http/pages/layout.js';
 import { confirmPage, linkButton, notice, postButton } from './page-parts.js';
 import { activityTable } from './activity-parts.js';
@@ -141,6 +141,11 @@ export function dashboardPage(input: {
       </form>
       <h2>Apps you have authorized</h2>
       ${authorizationsTable(input.authorizations)}
+      <h2>Personal access tokens</h2>
+      <p>
+        Tokens of your own, for scripts and tools that read the API as you.
+        ${linkButton(accountTokensHref(), 'Manage personal access tokens')}
+      </p>
       <h2>Recent activity</h2>
       ${activityTable(input.activity)}`,
     { wide: true },

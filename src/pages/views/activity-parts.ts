@@ -16,6 +16,8 @@ const LABELS: Record<string, string> = {
   'app.deleted': 'Deleted an app',
   'app.secret_rotated': 'New client secret',
   'app.token_rotated': 'New app token',
+  'personal_token.created': 'Personal access token created',
+  'personal_token.revoked': 'Personal access token revoked',
   'password_reset.link_issued': 'Password reset link issued',
   'password_reset.completed': 'Password reset',
 };

@@ -13,6 +13,7 @@ import * as webhooks from './20261127000000_webhooks.js';
 import * as changeNotify from './20261128000000_change_notify.js';
 import * as auditLog from './20261129000000_audit_log.js';
 import * as clientTokenEpoch from './20261130000000_client_token_epoch.js';
+import * as personalTokens from './20261130010000_personal_tokens.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '20261128000000_change_notify': changeNotify,
   '20261129000000_audit_log': auditLog,
   '20261130000000_client_token_epoch': clientTokenEpoch,
+  '20261130010000_personal_tokens': personalTokens,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
