@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { createViewerLookup } from './services/bearer.js';
+import { explorerName } from './services/explorer-client.js';
 import { createCsrf } from './http/csrf.js';
 import { GUARDED_PATHS, authorizeGuard } from './oidc/authorize-guard.js';
 import { createServices, type Services } from './services/services.js';
@@ -96,7 +97,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     { audit: services.audit, onError: (err) => logger.warn({ err }, 'audit row of a token event not written') },
   );
   const { pairwiseSalt } = identity;
-  const viewers = createViewerLookup(stores, createAccessTokenLookup(identity));
+  const viewers = createViewerLookup(stores, createAccessTokenLookup(identity), explorerName(config.serviceName));
   const graphql = await createGraphqlRouter({
     services,
     viewers,

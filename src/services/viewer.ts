@@ -6,7 +6,7 @@ export interface UserViewer {
   /** users.id of the signed-in user. */
   userId: number;
   uid: string;
-  /** The client app the token was issued to. */
+  /** The client app the token was issued to; 0 for the built-in explorer (services/explorer-client.ts), which has no row. */
   appId: number;
   clientId: string;
   /** Its name as the lookup read it: answers that show it are keyed by it. */
