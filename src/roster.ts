@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { createViewerLookup } from './services/bearer.js';
+import { explorerName } from './services/explorer-client.js';
 import { createCsrf } from './http/csrf.js';
 import { GUARDED_PATHS, authorizeGuard } from './oidc/authorize-guard.js';
 import { createServices, type Services } from './services/services.js';
@@ -99,9 +100,10 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
     { audit: services.audit, onError: (err) => logger.warn({ err }, 'audit row of a token event not written') },
   );
   const { pairwiseSalt } = identity;
-  const viewers = createViewerLookup(stores, createAccessTokenLookup(identity), (id) =>
-    services.personalTokenUse.note(id),
-  );
+  const viewers = createViewerLookup(stores, createAccessTokenLookup(identity), {
+    explorerName: explorerName(config.serviceName),
+    onPersonalTokenUse: (id) => services.personalTokenUse.note(id),
+  });
   const graphql = await createGraphqlRouter({
     services,
     viewers,

@@ -125,6 +125,8 @@ export async function createGraphqlRouter(
   router.use(explorerAssets());
   const landingPage = explorerPage(deps.config);
   router.get('/', (req, res, next) => (wantsLandingPage(req) ? landingPage(req, res) : next()));
+  // The explorer's redirect URI: the same page, whose script takes the code from the fragment (never sent here).
+  router.get(PATHS.explorerCallback.slice(PATHS.graphql.length), landingPage);
   router.use(
     // Answers made before Apollo (401, bad JSON, 413) are GraphQL responses too.
     (_req, res, next) => {

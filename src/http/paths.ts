@@ -6,6 +6,8 @@ export const PATHS = {
   graphql: '/graphql',
   /** Live subscriptions, inside the /graphql router. */
   graphqlStream: '/graphql/stream',
+  /** The explorer's redirect URI (on BASE_URL): it hands the code back to the explorer, inside the /graphql router. */
+  explorerCallback: '/graphql/explorer/callback',
   userinfo: '/openid/userinfo',
   healthz: '/healthz',
   readyz: '/readyz',

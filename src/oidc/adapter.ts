@@ -19,7 +19,7 @@ function grantIdOf(model: string, payload: AdapterPayload): string | null {
   return grantId ? sha256(grantId) : null;
 }
 
-/** oidc-provider's persistence through the OIDC store; clients come from the client_apps table. */
+/** oidc-provider's persistence through the OIDC store; clients come from the client_apps table (the explorer is static). */
 export function createAdapterClass(stores: Stores) {
   return class KnexAdapter implements Adapter {
     constructor(private readonly model: string) {}

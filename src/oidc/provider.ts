@@ -5,6 +5,7 @@ import { constantTimeEqual, sha256 } from '../lib/secrets.js';
 import { requestIdOf } from '../http/locals.js';
 import { interactionHref, PATHS } from '../http/paths.js';
 import { createAdapterClass } from './adapter.js';
+import { explorerClientMetadata } from './client-metadata.js';
 import { SCOPE_CLAIMS, SUPPORTED_SCOPES, pairwiseSubject } from './claims.js';
 import { createFindAccount } from './accounts.js';
 import { createInteractionPolicy } from './interaction-policy.js';
@@ -37,6 +38,8 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
   const secrets = await loadIdentitySecrets(stores);
   const configuration: Configuration = {
     adapter: createAdapterClass(stores),
+    // Found before the adapter is asked: the explorer has no client_apps row.
+    clients: [explorerClientMetadata(config)],
     findAccount: createFindAccount(stores),
     jwks: secrets.jwks,
     cookies: { keys: secrets.cookieKeys },
@@ -75,6 +78,11 @@ export async function createIdentity(deps: { config: Config; stores: Stores }): 
       revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
       introspection_endpoint_auth_methods_supported: [...SECRET_AUTH_METHODS],
     },
+    // A browser app (a public client: the explorer, a single-page app) calls the token and revocation endpoints
+    // from the origin of its redirect URIs; a confidential app calls from its server, never from a page.
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.clientAuthMethod === 'none' &&
+      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     // Bad authorization requests get our page, in our style, saying what is wrong.
     renderError: async (ctx, out) => {
       const requestId = requestIdOf(ctx.res);

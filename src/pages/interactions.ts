@@ -44,7 +44,7 @@ export function interactionRouter(deps: Deps): Router {
     }
   };
 
-  const appName = async (clientId: unknown) => (await services.apps.findByClientId(String(clientId)))?.name ?? 'an app';
+  const appName = async (clientId: unknown) => (await services.apps.nameOf(String(clientId))) ?? 'an app';
 
   const render = async (req: Request, res: Response, found: Details, status = 200, error?: string, email?: string) => {
     const uid = found.uid;

@@ -6,6 +6,8 @@ import * as v from './validation.js';
 import { isRowId } from '../lib/ids.js';
 import { printable, quoted } from '../lib/text.js';
 import { audited, type Actor } from './audit.js';
+import { EXPLORER_CLIENT_ID, explorerName } from './explorer-client.js';
+import { DEFAULT_SERVICE_NAME } from '../config.js';
 
 const MAX_REDIRECT_URIS = 10;
 
@@ -18,6 +20,8 @@ export interface AppRules {
   production: boolean;
   /** The most apps one owner may have (MAX_APPS_PER_USER), whoever registers them: account pages or CLI. */
   maxAppsPerUser: number;
+  /** SERVICE_NAME: the built-in explorer is named after it. */
+  serviceName: string;
 }
 
 /** What an operator changes of an app: a new name, and the redirect URIs replaced, added or removed. */
@@ -55,8 +59,18 @@ export interface NewAppInput {
 export class AppService {
   constructor(
     private readonly stores: Stores,
-    private readonly rules: AppRules = { production: false, maxAppsPerUser: DEFAULT_MAX_APPS_PER_USER },
+    private readonly rules: AppRules = {
+      production: false,
+      maxAppsPerUser: DEFAULT_MAX_APPS_PER_USER,
+      serviceName: DEFAULT_SERVICE_NAME,
+    },
   ) {}
+
+  /** The name of the app with this client id, the built-in explorer's included; undefined when there is none. */
+  async nameOf(clientId: string): Promise<string | undefined> {
+    if (clientId === EXPLORER_CLIENT_ID) return explorerName(this.rules.serviceName);
+    return (await this.stores.apps.findByClientId(clientId))?.name;
+  }
 
   findByClientId(clientId: string): Promise<ClientAppRow | undefined> {
     return this.stores.apps.findByClientId(clientId);
@@ -86,6 +100,8 @@ export class AppService {
    */
   async create(input: NewAppInput, by?: Actor): Promise<CreatedClientApp> {
     const { maxAppsPerUser } = this.rules;
+    // The explorer's client id is the provider's own: an app registered under it could never sign anyone in.
+    if (input.clientId === EXPLORER_CLIENT_ID) throw new Conflict(`client id ${EXPLORER_CLIENT_ID} is built in`);
     const fields = {
       ownerId: input.ownerId,
       name: appName(input.name),

@@ -2,11 +2,13 @@ import { LRUCache } from 'lru-cache';
 import type { Epochs } from '../stores/epoch-store.js';
 import type { Stores } from '../stores/stores.js';
 import type { ClientAppRow } from '../stores/types.js';
+import type { TokenSubject } from '../stores/user-store.js';
 import { InvalidToken } from './errors.js';
 import { APP_TOKEN_PREFIX, PERSONAL_TOKEN_PREFIX } from '../lib/ids.js';
 import { sha256 } from '../lib/secrets.js';
 import type { Viewer } from './viewer.js';
 import { isActive } from './account-state.js';
+import { EXPLORER_APP_ID, EXPLORER_CLIENT_ID } from './explorer-client.js';
 
 /** What the token store knows of a user access token (oidc-provider's AccessToken, looked up). */
 export interface AccessTokenInfo {
@@ -38,6 +40,12 @@ const appViewer = (app: ClientAppRow): Viewer => ({
   scopes: [],
 });
 
+/** The built-in explorer has no client_apps row (nor an owner to suspend it): only its user matters. */
+async function explorerSubject(stores: Stores, uid: string, appName: string): Promise<TokenSubject | undefined> {
+  const user = await stores.users.findByUid(uid);
+  return user && { userId: user.id, activationState: user.activationState, appId: EXPLORER_APP_ID, appName };
+}
+
 /** Resolved tokens kept per instance: at most this many, for at most this long. */
 const CACHE_ENTRIES = 10_000;
 const CACHE_TTL_MS = 60_000;
@@ -60,9 +68,14 @@ interface CachedViewer {
 export function createViewerLookup(
   stores: Stores,
   lookupAccessToken: AccessTokenLookup,
-  /** Told of every request a personal access token makes (its last use is written in batches). */
-  onPersonalTokenUse?: (id: number) => void,
+  options: {
+    /** The built-in explorer's name, as its tokens' viewers show it. */
+    explorerName: string;
+    /** Told of every request a personal access token makes (its last use is written in batches). */
+    onPersonalTokenUse?: (id: number) => void;
+  },
 ) {
+  const { explorerName, onPersonalTokenUse } = options;
   const cache = new LRUCache<string, CachedViewer>({ max: CACHE_ENTRIES, ttl: CACHE_TTL_MS });
   let lastEpoch: string | undefined;
 
@@ -98,7 +111,10 @@ export function createViewerLookup(
       return { viewer: appViewer(app), expiresAt: info.expiresAt };
     }
     // A token dies with its user's activation and with its app (deleted, or suspended: owner inactive).
-    const subject = await stores.users.withApp(info.accountId, info.clientId);
+    const subject =
+      info.clientId === EXPLORER_CLIENT_ID
+        ? await explorerSubject(stores, info.accountId, explorerName)
+        : await stores.users.withApp(info.accountId, info.clientId);
     if (!subject || !isActive(subject)) throw new InvalidToken();
     const viewer: Viewer = {
       kind: 'user',

@@ -7,6 +7,7 @@ import { Conflict, InvalidInput, NotFound } from './errors.js';
 import type { UserService } from './user-service.js';
 import { isActive, isSuspended } from './account-state.js';
 import { audited, type Actor } from './audit.js';
+import { EXPLORER_CLIENT_ID } from './explorer-client.js';
 
 /** An app the user has authorized, with every scope granted to it across their grants. */
 export interface Authorization {
@@ -34,6 +35,9 @@ export class GrantService {
     const names = new Map(
       (await this.stores.apps.findByClientIds([...scopesByClient.keys()])).map((a) => [a.clientId, a.name]),
     );
+    // The built-in explorer has no row, and is listed (and revoked) like any app.
+    if (scopesByClient.has(EXPLORER_CLIENT_ID))
+      names.set(EXPLORER_CLIENT_ID, (await this.apps.nameOf(EXPLORER_CLIENT_ID))!);
     return [...scopesByClient]
       .filter(([clientId]) => names.has(clientId))
       .map(([clientId, scopes]) => ({ clientId, appName: names.get(clientId)!, scopes: [...scopes].sort() }));
@@ -53,7 +57,7 @@ export class GrantService {
   /** An operator's revocation: the user's grants to the app (every app if none is named), with their tokens. */
   async revokeFor(userKey: string, clientId?: string): Promise<{ user: UserRow; grants: number }> {
     const user = await this.users.getByKey(userKey);
-    if (clientId !== undefined) await this.apps.getByClientId(clientId);
+    if (clientId !== undefined && clientId !== EXPLORER_CLIENT_ID) await this.apps.getByClientId(clientId);
     return { user, grants: await this.stores.oidc.revokeGrants(user.uid, clientId) };
   }
 

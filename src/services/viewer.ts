@@ -6,7 +6,10 @@ export interface UserViewer {
   /** users.id of the signed-in user. */
   userId: number;
   uid: string;
-  /** The client app the token was issued to; null for a personal access token (no app). */
+  /**
+   * The client app the token was issued to: 0 for the built-in explorer (services/explorer-client.ts), which has
+   * no row; null for a personal access token (no app).
+   */
   appId: number | null;
   clientId: string | null;
   /** Its name as the lookup read it: answers that show it are keyed by it. */

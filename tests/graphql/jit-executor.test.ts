@@ -17,7 +17,9 @@ const schema = makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers });
 const jit = jitExecutor(schema);
 
 async function contextFor(token: keyof Fixtures['tokens']) {
-  const resolve = createViewerLookup(t.server.stores, createAccessTokenLookup(t.server));
+  const resolve = createViewerLookup(t.server.stores, createAccessTokenLookup(t.server), {
+    explorerName: 'Roster explorer',
+  });
   const { viewer } = await resolve(t.fx.tokens[token]);
   return buildContext(viewer, createServices(t.server.stores), 'test', {});
 }

@@ -2,6 +2,8 @@ import { escapeHtml } from '../../http/pages/html.js';
 import type { Request, Response } from 'express';
 import type { Config } from '../../config.js';
 import { ASSETS_PATH } from './assets.js';
+import { PATHS } from '../../http/paths.js';
+import { EXPLORER_CLIENT_ID, EXPLORER_SCOPE } from '../../services/explorer-client.js';
 
 const SANDBOX_SCRIPT_ORIGIN = 'https://embeddable-sandbox.cdn.apollographql.com';
 const SANDBOX_FRAME_ORIGIN = 'https://sandbox.embed.apollographql.com';
@@ -20,7 +22,7 @@ const POLICY = [
   "form-action 'none'",
 ].join('; ');
 
-const CANONICAL_QUERY = `# Set Authorization: Bearer <token> under Headers below, then run.
+const CANONICAL_QUERY = `# Sign in above (the explorer fills the Authorization header), or set it under Headers, then run.
 {
   event(slug: "roster-launch") {
     name
@@ -40,7 +42,10 @@ const CANONICAL_QUERY = `# Set Authorization: Bearer <token> under Headers below
 /** JSON inside <script>: nothing in it may close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-/** The /graphql page for browsers: Apollo Sandbox if its CDN answers within a few seconds, else local GraphiQL. */
+/**
+ * The /graphql page for browsers: Apollo Sandbox if its CDN answers within a few seconds, else local GraphiQL.
+ * Also the explorer's redirect URI (PATHS.explorerCallback), where its script finishes a sign-in.
+ */
 export function explorerPage(config: Config) {
   const headers = { Authorization: 'Bearer ' };
   return (req: Request, res: Response) => {
@@ -71,6 +76,15 @@ export function explorerPage(config: Config) {
       },
       headers,
       defaultQuery: CANONICAL_QUERY,
+      endpoint: req.baseUrl,
+      // Code + PKCE as the built-in public client; its redirect URI is this same page, on BASE_URL.
+      signIn: {
+        clientId: EXPLORER_CLIENT_ID,
+        scope: EXPLORER_SCOPE,
+        redirectUri: `${config.baseUrl}${PATHS.explorerCallback}`,
+        home: `${config.baseUrl}${PATHS.graphql}`,
+        discovery: `${config.baseUrl}/.well-known/openid-configuration`,
+      },
     };
     res
       .set({
@@ -93,6 +107,12 @@ export function explorerPage(config: Config) {
     <script src="${assets}/explorer.js" defer></script>
   </head>
   <body>
+    <header class="explorer-account" id="explorer-account">
+      <span id="explorer-status" role="status">Sign in to run queries as yourself.</span>
+      <button type="button" id="explorer-sign-in">Sign in</button>
+      <button type="button" id="explorer-sign-out" hidden>Sign out</button>
+      <a id="explorer-end-session" hidden>Sign out of ${escapeHtml(config.serviceName)} too</a>
+    </header>
     <div id="explorer"><p class="explorer-loading">Loading the explorer…</p></div>
   </body>
 </html>
