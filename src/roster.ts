@@ -79,7 +79,7 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   const services = createServices(stores, config, {
     resetLink: resetLinkFor(config.baseUrl),
     onReject: (reason) => metrics.rejections.inc({ reason }),
-    onMailError: (err) => logger.error({ err }, 'mail not sent'),
+    onMailError: (err, what) => logger.error({ err }, `${what} mail not sent`),
     personalTokensUrl: `${config.baseUrl}${accountTokensHref()}`,
     onLastUseError: (err) =>
       logger.warn({ err }, 'personal access tokens: last uses not written; noted again at next use'),

@@ -11,10 +11,15 @@ export function parseDurations(text: string): number[] | string {
   if (parts.length > MAX_COUNT) return `takes at most ${MAX_COUNT} durations`;
   const values: number[] = [];
   for (const part of parts) {
-    const match = /^(\d{1,6})([smhd])$/.exec(part.trim());
-    const ms = match ? Number(match[1]) * UNITS[match[2]!]! : NaN;
+    const ms = durationMs(part) ?? NaN;
     if (!(ms > 0 && ms <= MAX_MS)) return 'takes durations like 5s, 30m, 2h or 5d (each at most 365d)';
     values.push(ms);
   }
   return values;
+}
+
+/** One duration (`30d`: up to six digits and a unit) in milliseconds; undefined when it is not spelled so. */
+export function durationMs(text: string): number | undefined {
+  const match = /^(\d{1,6})([smhd])$/.exec(text.trim());
+  return match ? Number(match[1]) * UNITS[match[2]!]! : undefined;
 }

@@ -22,7 +22,9 @@ import {
 function tokenForm(body: Record<string, unknown>): TokenForm {
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
   const scopes = Array.isArray(body.scope) ? body.scope.map(text) : body.scope === undefined ? [] : [text(body.scope)];
-  return { name: text(body.name), scopes, expiresIn: text(body.expires_in) || DEFAULT_EXPIRY };
+  // Left out, the default; sent twice (not one string), refused by the service as no duration.
+  const expiresIn = body.expires_in === undefined ? DEFAULT_EXPIRY : text(body.expires_in);
+  return { name: text(body.name), scopes, expiresIn };
 }
 
 const NOTICES: Record<string, string> = { deleted: 'The token was deleted; it no longer works.' };

@@ -1,3 +1,4 @@
+import { durationMs } from '../lib/durations.js';
 import { PERSONAL_TOKEN_PREFIX, isRowId } from '../lib/ids.js';
 import { isScope, SUPPORTED_SCOPES } from '../lib/scopes.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
@@ -19,13 +20,11 @@ export const MIN_PERSONAL_TOKEN_TTL = 60;
 /** Tokens one user may hold, expired ones included until deleted: enough for every tool, not a flood. */
 export const MAX_PERSONAL_TOKENS = 25;
 
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: DAY };
-
 /** `30d`, `12h`, `90m`, `3600s` → seconds; InvalidInput for anything else or out of 1 minute to 365 days. */
 export function parseDuration(value: string, field = 'expires_in'): number {
-  const match = /^([1-9]\d{0,8})([smhd])$/.exec(value.trim());
-  if (!match) throw new InvalidInput('must be a whole number and a unit: s, m, h or d (30d, 12h)', field);
-  const seconds = Number(match[1]) * UNITS[match[2]!]!;
+  const ms = durationMs(value);
+  if (ms === undefined) throw new InvalidInput('must be a whole number and a unit: s, m, h or d (30d, 12h)', field);
+  const seconds = ms / 1000;
   if (seconds < MIN_PERSONAL_TOKEN_TTL || seconds > MAX_PERSONAL_TOKEN_TTL) {
     throw new InvalidInput('must be from 1 minute to 365 days', field);
   }

@@ -83,8 +83,8 @@ export interface ServiceHooks {
   resetLink?: (token: string) => string;
   /** A limit refused a request. */
   onReject?(reason: RejectReason): void;
-  /** A reset mail could not be sent: it is sent after the answer, so nobody else hears of it. */
-  onMailError?(err: unknown): void;
+  /** A mail could not be sent: it is sent after the answer, so nobody else hears of it. */
+  onMailError?(err: unknown, what: 'password reset' | 'personal access token'): void;
   /** Where a user sees and revokes their personal access tokens (the mail about a new one links there). */
   personalTokensUrl?: string;
   /** Personal access tokens' last uses could not be written (they are noted again at their next use). */
@@ -167,7 +167,7 @@ export function createServices(
             mailer,
             throttle: createResetThrottle(stores, reject('reset_throttle')),
             serviceName: config.serviceName,
-            onError: (err) => hooks.onMailError?.(err),
+            onError: (err) => hooks.onMailError?.(err, 'password reset'),
           },
     ),
     personalTokens: new PersonalTokenService(
@@ -178,7 +178,7 @@ export function createServices(
             mailer,
             serviceName: config.serviceName,
             tokensUrl: hooks.personalTokensUrl,
-            onError: (err) => hooks.onMailError?.(err),
+            onError: (err) => hooks.onMailError?.(err, 'personal access token'),
           },
     ),
     personalTokenUse: new PersonalTokenUse(stores, (err) => hooks.onLastUseError?.(err)),

@@ -172,6 +172,8 @@ export class UserService {
       await also?.(s, user);
       await s.users.setPasswordHash(user.id, hash);
       await s.passwordResets.deleteForUser(user.id);
+      // Whoever knew the old password may have made a personal token with it: it ends too (a year otherwise).
+      await s.personalTokens.deleteForUser(user.id);
       return (await s.accountSessions.deleteForUser(user.id)) + (await s.oidc.endSessions(user.uid));
     });
     return { user, sessionsEnded };

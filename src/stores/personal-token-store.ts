@@ -105,6 +105,11 @@ export class PersonalTokenStore {
     });
   }
 
+  /** Deletes every token of the user; how many. */
+  deleteForUser(userId: number): Promise<number> {
+    return this.db('personal_tokens').where({ user_id: userId }).delete();
+  }
+
   /** Marks the tokens used at `at`: one statement for all of them (never moving a mark back). */
   async markUsed(ids: readonly number[], at: number): Promise<void> {
     if (ids.length === 0) return;

@@ -226,6 +226,12 @@ async function openForm(route: Route, who: Person): Promise<Form> {
       const path = route.path.replace(':id', String(webhook.id)).replace(':deliveryId', String(delivery.id));
       return session(path);
     }
+    case '/account/tokens':
+      return session(route.path, { name: 'Forged', scope: 'openid', expires_in: '365d' });
+    case '/account/tokens/:id/delete': {
+      const { row } = await server.services.personalTokens.create(who.user, { name: 'kept', scopes: ['openid'] });
+      return session(route.path.replace(':id', String(row.id)), { confirm: 'yes' });
+    }
     case '/account/authorizations/:clientId/revoke':
       return session(route.path.replace(':clientId', who.authorized.clientId), { confirm: 'yes' });
     case '/account/password/forgot': {

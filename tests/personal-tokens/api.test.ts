@@ -203,3 +203,26 @@ test('every personal token of a user shares one budget, apart from the budgets o
   const first = await used(token);
   expect(await used(second.token)).toBe(first + 1);
 });
+
+test('a password reset deletes every personal token of the user: one made with a stolen password ends with it', async () => {
+  const { user, token } = await withToken('Stolen');
+  expect((await gql(server, token, VIEWER)).status).toBe(200);
+  await server.services.users.resetPassword(user.uid, 'a brand new passphrase');
+  expect((await gql(server, token, VIEWER)).status).toBe(401);
+  expect(await server.stores.personalTokens.listByUser(user.id)).toEqual([]);
+});
+
+test('the page describes each scope in the consent page’s words: openid reads registrants’ addresses', async () => {
+  const { session } = await signedInUser(server, 'Reader');
+  const page = (await session.get('/account/tokens')).text;
+  expect(page).toContain('who registered for the events you organize, with their email addresses');
+});
+
+test('an expiry sent twice is refused, not read as the default', async () => {
+  const { user, session } = await signedInUser(server, 'Twice');
+  await session.get('/account/tokens');
+  const res = await session.post('/account/tokens', { name: 'twice', scope: 'openid', expires_in: ['7d', '365d'] });
+  expect(res.status).toBe(400);
+  expect(res.text).toContain('Expiry must be a whole number and a unit');
+  expect(await server.stores.personalTokens.listByUser(user.id)).toEqual([]);
+});

@@ -4,13 +4,8 @@ import { alert, csrfField, layout, type Page } from '../../http/pages/layout.js'
 import { SUPPORTED_SCOPES } from '../../lib/scopes.js';
 import type { PersonalTokenRow } from '../../stores/personal-token-store.js';
 import { confirmPage, linkButton, notice } from './page-parts.js';
-
-/** What each scope lets a personal token do, in the words of the consent page. */
-const SCOPE_WORDS: Record<string, string> = {
-  openid: 'read events and registrations as you (the GraphQL API), and your user id',
-  email: 'your email address',
-  profile: 'your name, picture and time zone',
-};
+// The consent page's words for each scope: a personal token may do exactly what an app granted it may.
+import { scopeDescriptions } from './interaction-pages.js';
 
 /** The lifetimes offered, as the service reads them (`30d`), with the default first among equals. */
 export const EXPIRY_CHOICES = [
@@ -99,7 +94,7 @@ export function tokensPage(input: {
                       value="${scope}"
                       ${form.scopes.includes(scope) ? html` checked` : ''}
                     />
-                    <code>${scope}</code>: ${SCOPE_WORDS[scope]}</label
+                    <code>${scope}</code>: ${scopeDescriptions(service)[scope]!.grants}</label
                   >`,
               )}
             </div>
