@@ -1,12 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { Epochs } from '../stores/epoch-store.js';
 import type { Stores } from '../stores/stores.js';
-import type { ClientAppRow } from '../stores/types.js';
 import type { TokenSubject } from '../stores/user-store.js';
 import { InvalidToken } from './errors.js';
 import { APP_TOKEN_PREFIX, PERSONAL_TOKEN_PREFIX } from '../lib/ids.js';
 import { sha256 } from '../lib/secrets.js';
-import type { Viewer } from './viewer.js';
+import { appViewer, type Viewer } from './viewer.js';
 import { isActive } from './account-state.js';
 import { EXPLORER_APP_ID, EXPLORER_CLIENT_ID } from './explorer-client.js';
 
@@ -30,15 +29,6 @@ export interface ClientTokenInfo {
 
 /** Looks up an access token; undefined when unknown, expired, revoked or (a user's) its grant is gone. */
 export type AccessTokenLookup = (token: string) => Promise<AccessTokenInfo | ClientTokenInfo | undefined>;
-
-const appViewer = (app: ClientAppRow): Viewer => ({
-  kind: 'app',
-  appId: app.id,
-  clientId: app.clientId,
-  appName: app.name,
-  ownerId: app.ownerId,
-  scopes: [],
-});
 
 /** The built-in explorer has no client_apps row (nor an owner to suspend it): only its user matters. */
 async function explorerSubject(stores: Stores, uid: string, appName: string): Promise<TokenSubject | undefined> {

@@ -1,3 +1,5 @@
+import type { ClientAppRow } from '../stores/types.js';
+
 /** Who a bearer token speaks for. Found once per request by the viewer lookup (services/bearer.ts). */
 export type Viewer = UserViewer | AppViewer;
 
@@ -41,3 +43,13 @@ export interface ViewerAppModel {
   clientId: string;
   name: string;
 }
+
+/** An app's viewer: its app token, or its own client_credentials token, or a delivery of its webhooks. */
+export const appViewer = (app: Pick<ClientAppRow, 'id' | 'clientId' | 'name' | 'ownerId'>): AppViewer => ({
+  kind: 'app',
+  appId: app.id,
+  clientId: app.clientId,
+  appName: app.name,
+  ownerId: app.ownerId,
+  scopes: [],
+});

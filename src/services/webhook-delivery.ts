@@ -7,7 +7,7 @@ import type { AttemptOutcome, ClaimedDelivery } from '../stores/webhook-store.js
 import type { Busy, ClaimCaps } from '../stores/delivery-store.js';
 import { createAccess } from './access.js';
 import { visible } from './change-feed.js';
-import type { AppViewer } from './viewer.js';
+import { appViewer } from './viewer.js';
 
 /** What the delivery rules depend on in this deployment. */
 export interface DeliveryRules {
@@ -107,14 +107,7 @@ export class WebhookDelivery {
     const stores = this.stores;
     const app = await stores.apps.findActive(claim.webhook.appId);
     if (!app) return { skip: SUSPENDED };
-    const viewer: AppViewer = {
-      kind: 'app',
-      appId: app.id,
-      clientId: app.clientId,
-      appName: app.name,
-      ownerId: app.ownerId,
-      scopes: [],
-    };
+    const viewer = appViewer(app);
     const access = createAccess(viewer, {
       eventById: async (id) => (await stores.events.findByIds([id]))[0] ?? null,
       organizerIds: async (id) => (await stores.events.organizerIds([id])).get(id) ?? [],

@@ -17,6 +17,17 @@ const configFor = (app: App, auth = oidc.ClientSecretBasic(app.clientSecret), ur
 const READ =
   '{ viewer { tokenKind app { name } user { name } } event(slug: "private-retreat") { name registrations(first: 10) { totalCount } } }';
 
+/** A confidential app of a new owner: the owner, the stored app, and its credentials. */
+async function newApp(email: string, name: string) {
+  const owner = await t.server.stores.users.create({ email, name: `Owner of ${name}` });
+  const made = await t.server.stores.apps.create({
+    ownerId: owner.id,
+    name,
+    redirectUris: ['http://localhost:3000/cb'],
+  });
+  return { owner, made, app: { clientId: made.app.clientId, clientSecret: made.clientSecret! } };
+}
+
 /** The error an openid-client call was refused with: its HTTP status and OAuth error code (body or challenge). */
 async function refusal(call: Promise<unknown>): Promise<{ status: number; error: string }> {
   const err = await call.then(
@@ -135,13 +146,7 @@ test('another app cannot revoke it', async () => {
 });
 
 test('a new client secret ends the tokens the old one obtained, and the old secret', async () => {
-  const owner = await t.server.stores.users.create({ email: 'rotate@example.com', name: 'Rotating Owner' });
-  const made = await t.server.stores.apps.create({
-    ownerId: owner.id,
-    name: 'Rotating',
-    redirectUris: ['http://localhost:3000/cb'],
-  });
-  const app = { clientId: made.app.clientId, clientSecret: made.clientSecret! };
+  const { made, app } = await newApp('rotate@example.com', 'Rotating');
   const { access_token: token } = await oidc.clientCredentialsGrant(await configFor(app));
   expect((await gql(t.server, token, '{ viewer { tokenKind } }')).status).toBe(200);
   const secret = await t.server.stores.apps.rotateClientSecret(made.app.id);
@@ -152,13 +157,7 @@ test('a new client secret ends the tokens the old one obtained, and the old secr
 });
 
 test('its owner deactivated, it stops at once and no new one is issued; reactivated, it works again', async () => {
-  const owner = await t.server.stores.users.create({ email: 'leaver@example.com', name: 'Leaving Owner' });
-  const made = await t.server.stores.apps.create({
-    ownerId: owner.id,
-    name: 'Leaver',
-    redirectUris: ['http://localhost:3000/cb'],
-  });
-  const app = { clientId: made.app.clientId, clientSecret: made.clientSecret! };
+  const { owner, app } = await newApp('leaver@example.com', 'Leaver');
   const config = await configFor(app);
   const { access_token: token } = await oidc.clientCredentialsGrant(config);
   expect((await gql(t.server, token, '{ viewer { tokenKind } }')).status).toBe(200);
@@ -192,13 +191,7 @@ test(`past ${MAX_CLIENT_TOKENS} live tokens, the grant is refused: nothing store
 }, 30_000);
 
 test('a new secret set while a grant with the old one is under way ends that grant’s token too', async () => {
-  const owner = await t.server.stores.users.create({ email: 'race@example.com', name: 'Racing Owner' });
-  const made = await t.server.stores.apps.create({
-    ownerId: owner.id,
-    name: 'Racer',
-    redirectUris: ['http://localhost:3000/cb'],
-  });
-  const app = { clientId: made.app.clientId, clientSecret: made.clientSecret! };
+  const { made, app } = await newApp('race@example.com', 'Racer');
   const oidcStore = t.server.stores.oidc;
   const upsert = oidcStore.upsert.bind(oidcStore);
   // The app has authenticated with its old secret; the owner rotates it before the token is stored.
@@ -221,13 +214,7 @@ test('a new secret set while a grant with the old one is under way ends that gra
 });
 
 test('issuing and revoking an app’s own token are in the audit trail, as the app', async () => {
-  const owner = await t.server.stores.users.create({ email: 'audited@example.com', name: 'Audited Owner' });
-  const made = await t.server.stores.apps.create({
-    ownerId: owner.id,
-    name: 'Audited',
-    redirectUris: ['http://localhost:3000/cb'],
-  });
-  const app = { clientId: made.app.clientId, clientSecret: made.clientSecret! };
+  const { app } = await newApp('audited@example.com', 'Audited');
   const config = await configFor(app);
   const { access_token: token } = await oidc.clientCredentialsGrant(config);
   await oidc.tokenRevocation(config, token);
