@@ -31,7 +31,7 @@ export function parseDuration(value: string, field = 'expires_in'): number {
   return seconds;
 }
 
-/** The scopes asked for, each one of §4's, at least one, in the order of SUPPORTED_SCOPES. */
+/** The scopes asked for, each one the provider supports, at least one, in the order of SUPPORTED_SCOPES. */
 function scopesOf(list: readonly string[]): string[] {
   const asked = new Set(list.map((s) => s.trim()).filter(Boolean));
   const unknown = [...asked].find((s) => !isScope(s));

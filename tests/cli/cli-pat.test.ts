@@ -2,7 +2,7 @@ import { sha256 } from '../../src/lib/secrets.js';
 import { cli } from '../helpers/cli.js';
 import { useMigratedDatabase } from '../helpers/harness.js';
 
-// `roster pat create | list | revoke`: what SPEC §10 names, with the durations it names, against a real
+// `roster pat create | list | revoke`, with durations in s, m, h and d, against a real
 // database; the printed token is the one whose hash is kept, and every refusal is one line and exit 1.
 const database = useMigratedDatabase();
 const roster = (...args: string[]) => cli(database.url, args);
