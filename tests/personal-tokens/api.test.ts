@@ -104,7 +104,7 @@ test('another user’s token cannot be seen or deleted, and a form without its C
   expect((await intruder.post(`/account/tokens/${victim}/delete`, { confirm: 'yes' })).status).toBe(404);
   expect((await intruder.post('/account/tokens', { name: 'forged', scope: 'openid', _csrf: null })).status).toBe(403);
   expect((await gql(server, token, VIEWER)).status).toBe(200);
-  expect(await server.db('personal_tokens').where({ name: 'forged' }).count({ n: '*' }).first()).toEqual({ n: 0 });
+  expect(await server.db('personal_tokens').where({ name: 'forged' }).first()).toBeUndefined();
 });
 
 test('expired, or its user deactivated, it is refused; reactivated before it expires, it works again', async () => {
