@@ -63,6 +63,7 @@ describe('the roster_ready gauge', () => {
       if (q.sql?.trim().toLowerCase() === 'select 1') pings += 1;
     };
     server.db.on('query', count);
+    const started = performance.now();
     try {
       const scrapes = await Promise.all(
         Array.from({ length: 25 }, async () => (await fetch(`${server.url}/metrics`)).text()),
@@ -71,6 +72,10 @@ describe('the roster_ready gauge', () => {
     } finally {
       server.db.removeListener('query', count);
     }
-    expect(pings).toBeLessThanOrEqual(2);
+    // An answer is shared for a second: on a loaded machine the 25 scrapes may spread over more than one.
+    const seconds = Math.ceil((performance.now() - started) / 1000);
+    expect(pings).toBeGreaterThanOrEqual(1);
+    expect(pings).toBeLessThanOrEqual(Math.max(2, seconds + 1));
+    expect(pings).toBeLessThan(25);
   });
 });
