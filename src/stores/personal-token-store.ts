@@ -89,11 +89,6 @@ export class PersonalTokenStore {
     return row ? { ...toRow(row as Record<string, unknown>), uid: String(row.uid) } : undefined;
   }
 
-  async find(id: number): Promise<PersonalTokenRow | undefined> {
-    const row = await this.db('personal_tokens').where({ id }).first();
-    return row ? toRow(row as Record<string, unknown>) : undefined;
-  }
-
   /** Deletes the token (of `userId` only, when given); the deleted row, or undefined when there was none. */
   async delete(id: number, userId?: number): Promise<PersonalTokenRow | undefined> {
     return this.db.transaction(async (trx) => {
