@@ -1,6 +1,7 @@
 // The fixed benchmark dataset: an organizer, one public event with 1,000 registrants (the page-size
 // sweep), 20 events with exactly 50 registrants each (half of them private; the first is the canonical
-// one), and the organizer's user token. The same loader on SQLite and PostgreSQL.
+// one), the organizer's user token; and for the no-repeat workload 20 more such events run by 50 organizers
+// together, with a user token for each of them. The same loader on SQLite and PostgreSQL.
 import { Readable } from 'node:stream';
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../dist/config.js';
@@ -16,6 +17,11 @@ export const ROTATING_EVENTS = 20;
 export const ROTATING_REGISTRANTS = 50;
 export const rotatingSlug = (i) => `bench-50-${String(i).padStart(2, '0')}`;
 export const CANONICAL_SLUG = rotatingSlug(0);
+export const DESK_EVENTS = 20;
+export const DESK_ORGANIZERS = 50;
+export const DESK_PAGE_SIZES = 100;
+export const deskSlug = (i) => `bench-desk-${String(i).padStart(2, '0')}`;
+const deskOrganizer = (k) => `desk${k}@bench.example`;
 export const canonicalQuery = (first = 50) =>
   `query($slug: String!) { event(slug: $slug) { registrations(first: ${first}) { nodes { registrant { activationState email name } } } } }`;
 /** The request body of the canonical query for this event and page size. */
@@ -34,7 +40,22 @@ export const WORKLOADS = {
       queryBody(rotatingSlug(i % ROTATING_EVENTS), 41 + Math.floor(i / ROTATING_EVENTS)),
     ),
   },
+  distinct: {
+    title: `no repeat: ${DESK_ORGANIZERS} organizers' tokens × ${DESK_EVENTS} events × first: 1–${DESK_PAGE_SIZES} (half private), every answer computed`,
+    // Every (token, event, page size) once: 100,000 requests, more than a measured run sends, so no viewer
+    // asks the same question twice and nothing can be replayed. `viewer` indexes createDataset's `tokens`.
+    sequence: Array.from({ length: DESK_ORGANIZERS * DESK_EVENTS * DESK_PAGE_SIZES }, (_, i) => ({
+      viewer: i % DESK_ORGANIZERS,
+      body: queryBody(
+        deskSlug(Math.floor(i / DESK_ORGANIZERS) % DESK_EVENTS),
+        1 + (Math.floor(i / (DESK_ORGANIZERS * DESK_EVENTS)) % DESK_PAGE_SIZES),
+      ),
+    })),
+  },
 };
+
+/** The request body of a workload's entry: a body, or a body with the viewer whose token sends it. */
+export const bodyOf = (entry) => (typeof entry === 'string' ? entry : entry.body);
 
 /** An empty database at databaseUrl (`sqlite:<file>` or `postgres://…`), migrated by Roster's own migrations. */
 async function emptyDb(databaseUrl) {
@@ -69,6 +90,27 @@ function records() {
       lines.push({ type: 'registration', event: slug, user: `r${user}@bench.example` });
     }
   }
+  for (let k = 0; k < DESK_ORGANIZERS; k += 1) {
+    lines.push({ type: 'user', email: deskOrganizer(k), name: `Desk Organizer ${k}` });
+  }
+  const deskOrganizers = [
+    'organizer@bench.example',
+    ...Array.from({ length: DESK_ORGANIZERS }, (_, k) => deskOrganizer(k)),
+  ];
+  for (let e = 0; e < DESK_EVENTS; e += 1) {
+    const slug = deskSlug(e);
+    lines.push({
+      type: 'event',
+      slug,
+      name: `Desk ${e}`,
+      organizers: deskOrganizers,
+      visibility: e % 2 ? 'private' : 'public',
+    });
+    for (let i = 0; i < ROTATING_REGISTRANTS; i += 1) {
+      const user = (500 + e * ROTATING_REGISTRANTS + i) % REGISTRANTS;
+      lines.push({ type: 'registration', event: slug, user: `r${user}@bench.example` });
+    }
+  }
   return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
 }
 
@@ -84,11 +126,13 @@ export async function createDataset(databaseUrl) {
   });
   const config = loadConfig({ NODE_ENV: 'production', BASE_URL: 'http://127.0.0.1', DATABASE_URL: databaseUrl }, false);
   const { provider } = await createIdentity({ config, stores });
-  const { access_token: token } = await mintAccessToken(provider, {
-    accountId: organizer.uid,
-    clientId: app.clientId,
-    scope: 'openid email profile',
-  });
+  const mint = async (accountId) =>
+    (await mintAccessToken(provider, { accountId, clientId: app.clientId, scope: 'openid email profile' }))
+      .access_token;
+  const token = await mint(organizer.uid);
+  const tokens = [];
+  for (let k = 0; k < DESK_ORGANIZERS; k += 1)
+    tokens.push(await mint((await stores.users.findByEmail(deskOrganizer(k))).uid));
   await db.destroy();
-  return { token };
+  return { token, tokens };
 }

@@ -54,28 +54,48 @@ export async function stop(child) {
   await exited;
 }
 
-export const post = (url, token, body) =>
-  fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    body,
-  });
+const headersFor = (token) => ({
+  Authorization: `Bearer ${token}`,
+  'Content-Type': 'application/json',
+  Accept: 'application/json',
+});
 
-export function load(url, token, sequence, duration) {
-  let clients = 0;
+export const post = (url, token, body) => fetch(`${url}/graphql`, { method: 'POST', headers: headersFor(token), body });
+
+/** Longer than this, a sequence is shared out: each connection walks a part of its own. */
+const SHARED_OUT = 1000;
+
+/**
+ * autocannon over the sequence. An entry is a body (sent with `token`) or `{ body, viewer }`, sent with
+ * `tokens[viewer]`. A short sequence is walked whole by every connection, each from its own offset; a long
+ * one (the no-repeat workload) is cut into one stride per connection, whose first half a measured run
+ * walks and whose second half a warm-up (`warmUp`) does: a warm-up asks nothing the measured run asks, and
+ * no connection asks what another does.
+ */
+export function load(url, token, sequence, duration, { tokens = [], warmUp = false } = {}) {
   const stride = Math.ceil(sequence.length / CONNECTIONS);
+  const request = (entry) =>
+    typeof entry === 'string' ? { body: entry } : { body: entry.body, headers: headersFor(tokens[entry.viewer]) };
+  const listFor = (n) => {
+    if (sequence.length <= SHARED_OUT) {
+      const offset = (n * stride) % sequence.length;
+      return [...sequence.slice(offset), ...sequence.slice(0, offset)].map(request);
+    }
+    const half = Math.floor(stride / 2);
+    const from = n * stride + (warmUp ? half : 0);
+    return sequence.slice(from, from + half).map(request);
+  };
+  let clients = 0;
   return autocannon({
     url: `${url}/graphql`,
     method: 'POST',
     connections: CONNECTIONS,
     duration,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-    requests: sequence.map((body) => ({ body })),
+    headers: headersFor(token),
+    requests: listFor(0),
     setupClient(client) {
-      // Connection n starts n strides into the sequence, so the connections do not walk it in step.
-      const offset = (clients++ * stride) % sequence.length;
-      if (offset)
-        client.setRequests([...sequence.slice(offset), ...sequence.slice(0, offset)].map((body) => ({ body })));
+      const n = clients++;
+      if (n) client.setRequests(listFor(n));
     },
   });
 }

@@ -16,12 +16,15 @@ const find = (servers, prefix) => servers.find((s) => s.name.startsWith(prefix))
 function workloadTable(summary, statements, pg) {
   const plain = find(summary, 'Plain');
   const ceiling = find(summary, 'Ceiling');
+  // Roster's own stack written plainly: its column only when it ran.
+  const apollo = find(summary, 'Apollo plain');
+  const apolloHead = apollo ? ' × Apollo plain |' : '';
   return [
-    `| server | req/s | p50 ms | p99 ms | × plain | × ceiling | server CPU ms/request | CPU × plain |${pg ? ' PG CPU ms/request |' : ''} SQL/request | peak RSS MB | non-2xx |`,
-    `| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |${pg ? ' ---: |' : ''} ---: | ---: | ---: |`,
+    `| server | req/s | p50 ms | p99 ms | × plain |${apolloHead} × ceiling | server CPU ms/request | CPU × plain |${pg ? ' PG CPU ms/request |' : ''} SQL/request | peak RSS MB | non-2xx |`,
+    `| --- | ---: | ---: | ---: | ---: |${apollo ? ' ---: |' : ''} ---: | ---: | ---: |${pg ? ' ---: |' : ''} ---: | ---: | ---: |`,
     ...summary.map(
       (s) =>
-        `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${ratio(s, plain)} | ${ratio(s, ceiling)} | ${fmt(s.cpuMsPerRequest, 2)} | ${cpuRatio(s, plain)} |${pg ? ` ${fmt(s.dbCpuMsPerRequest, 2)} |` : ''} ${s.name === 'Roster' && statements !== undefined ? statements : '–'} | ${fmt(s.rssMb)} | ${s.non2xx} |`,
+        `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${ratio(s, plain)} |${apollo ? ` ${ratio(s, apollo)} |` : ''} ${ratio(s, ceiling)} | ${fmt(s.cpuMsPerRequest, 2)} | ${cpuRatio(s, plain)} |${pg ? ` ${fmt(s.dbCpuMsPerRequest, 2)} |` : ''} ${s.name === 'Roster' && statements !== undefined ? statements : '–'} | ${fmt(s.rssMb)} | ${s.non2xx} |`,
     ),
   ];
 }

@@ -15,6 +15,7 @@ import {
   ROTATING_REGISTRANTS,
   SWEEP_SLUG,
   WORKLOADS,
+  bodyOf,
   createDataset,
   queryBody,
 } from './dataset.mjs';
@@ -46,13 +47,18 @@ const list = (value) =>
 const ALL_SERVERS = [
   { key: 'roster', name: 'Roster', script: here('servers/roster.mjs'), env: AS_SHIPPED },
   { key: 'plain', name: 'Plain (Fastify + Mercurius + jit, own SQL)', script: here('servers/plain.mjs') },
+  {
+    key: 'apollo',
+    name: 'Apollo plain (Express 5 + Apollo Server 5, own SQL)',
+    script: here('servers/plain-apollo.mjs'),
+  },
   { key: 'yoga', name: "GraphQL Yoga on Roster's stores", script: here('servers/yoga.mjs') },
   { key: 'mercurius', name: "Mercurius + jit on Roster's stores", script: here('servers/mercurius.mjs') },
   { key: 'ceiling', name: 'Ceiling (bare http)', script: here('servers/ceiling.mjs') },
 ];
 const ONLY = list(process.env.BENCH_ONLY) ?? ALL_SERVERS.map((s) => s.key);
 const SERVERS = ALL_SERVERS.filter((s) => ONLY.includes(s.key));
-const WORKLOAD_KEYS = list(process.env.BENCH_WORKLOADS) ?? ['repeated', 'rotating', 'sweep'];
+const WORKLOAD_KEYS = list(process.env.BENCH_WORKLOADS) ?? ['repeated', 'rotating', 'distinct', 'sweep'];
 for (const key of ONLY) if (!ALL_SERVERS.some((s) => s.key === key)) throw new Error(`BENCH_ONLY: no server ${key}`);
 
 const SWEEP_BODIES = SWEEP.map((first) => queryBody(SWEEP_SLUG, first));
@@ -90,15 +96,25 @@ async function checkAnswers(server, url, token, bodies, answers) {
   }
 }
 
-/** One measured run: a fresh server process, its answers checked, 1 s of warm-up, then the load. */
+/** The distinct bodies of a sequence, at most `most` of them spread over it. */
+function bodiesOf(sequence, most = Infinity) {
+  const bodies = [...new Set(sequence.map(bodyOf))];
+  const step = Math.max(1, Math.ceil(bodies.length / most));
+  return bodies.filter((_, i) => i % step === 0);
+}
+
+/**
+ * One measured run: a fresh server process, its answers checked (200 of them at most, in the organizer's
+ * token: none the measured viewers ask), 1 s of warm-up, then the load.
+ */
 async function measure(server, token, sequence, answers, duration, postmaster) {
   const { child, url } = await startServer(server.script, { ...server.env, ANSWERS_FILE: answersFile });
   try {
-    await checkAnswers(server, url, token, [...new Set(sequence)], answers);
-    await load(url, token, sequence, 1);
+    await checkAnswers(server, url, token, bodiesOf(sequence, 200), answers);
+    await load(url, token, sequence, 1, { tokens, warmUp: true });
     const cpuBefore = cpuMs(child.pid);
     const dbBefore = postmaster && clusterCpuMs(postmaster);
-    const result = await load(url, token, sequence, duration);
+    const result = await load(url, token, sequence, duration, { tokens });
     const served = result.requests.total;
     return {
       rps: result.requests.average,
@@ -211,10 +227,12 @@ async function main() {
   const runWorkloads = WORKLOAD_KEYS.filter((k) => k in WORKLOADS);
   const sweepServers = SERVERS.filter((s) => s.key === 'roster' || s.key === 'plain');
   console.log(`dataset: ${DB_NAME}; servers: ${SERVERS.map((s) => s.key).join(', ')}; workloads: ${WORKLOAD_KEYS}`);
-  const { token } = await createDataset(DATABASE_URL);
+  const dataset = await createDataset(DATABASE_URL);
+  const { token } = dataset;
+  tokens = dataset.tokens;
   const postmaster = PG ? await postmasterPid(DATABASE_URL) : null;
 
-  const allBodies = [...new Set([...Object.values(WORKLOADS).flatMap((w) => w.sequence), ...SWEEP_BODIES])];
+  const allBodies = [...new Set([...Object.values(WORKLOADS).flatMap((w) => bodiesOf(w.sequence)), ...SWEEP_BODIES])];
   const answers = await rosterAnswers(token, allBodies);
   mkdirSync(here('results/tmp'), { recursive: true });
   answersFile = here(`results/tmp/answers-${process.pid}.json`);
@@ -278,7 +296,8 @@ async function main() {
   rmSync(answersFile, { force: true });
   // A subset (BENCH_ONLY, BENCH_WORKLOADS) never replaces the full run's results.
   const subset = process.env.BENCH_ONLY || process.env.BENCH_WORKLOADS;
-  const name = `${subset ? 'tmp/subset' : 'latest'}-${PG ? 'pg' : 'sqlite'}`;
+  // BENCH_RESULTS names a subset kept apart (e.g. `no-repeat`: results/no-repeat-sqlite.*).
+  const name = `${process.env.BENCH_RESULTS ?? (subset ? 'tmp/subset' : 'latest')}-${PG ? 'pg' : 'sqlite'}`;
   console.log(`\n${writeReport(here(`results/${name}`), report)}`);
   console.log(`written: bench/results/${name}.json, .md, .svg`);
   // Live streams on the same database (bench/streams.mjs, in a process of its own): not for a subset.
@@ -297,6 +316,8 @@ function streamsBench() {
 }
 
 let answersFile;
+/** The no-repeat workload's viewers' tokens (createDataset). */
+let tokens;
 main().catch((err) => {
   console.error(err);
   process.exit(1);

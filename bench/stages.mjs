@@ -110,7 +110,7 @@ const ask = (child, message, answer) =>
 
 async function main() {
   const { sequence, title } = WORKLOADS[WORKLOAD];
-  const { token } = await createDataset(DATABASE_URL);
+  const { token, tokens } = await createDataset(DATABASE_URL);
   mkdirSync(here('results/tmp'), { recursive: true });
   const profileFile = here(`results/tmp/stages-${process.pid}.cpuprofile`);
   const postmaster = PG ? await postmasterPid(DATABASE_URL) : null;
@@ -120,12 +120,12 @@ async function main() {
   });
   let result, cpu, mainCpu, dbCpu;
   try {
-    await load(url, token, sequence, 2); // warm-up: compiled, cached, connections open
+    await load(url, token, sequence, 2, { tokens, warmUp: true }); // compiled, cached, connections open
     await ask(child, 'start', 'started');
     const cpuBefore = cpuMs(child.pid);
     const mainBefore = mainThreadCpuMs(child.pid);
     const dbBefore = postmaster && clusterCpuMs(postmaster);
-    result = await load(url, token, sequence, DURATION);
+    result = await load(url, token, sequence, DURATION, { tokens });
     cpu = cpuMs(child.pid) - cpuBefore;
     mainCpu = mainThreadCpuMs(child.pid) - mainBefore;
     dbCpu = postmaster && clusterCpuMs(postmaster) - dbBefore;
