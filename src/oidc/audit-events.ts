@@ -14,10 +14,12 @@ const appActor = (ctx: KoaContextWithOIDC): Actor => ({
  * write is done, so each row follows its write (a crash between the two loses the row, never the reverse).
  */
 export function auditProviderEvents(provider: Provider, audit: AuditService, onError: (err: unknown) => void): void {
+  // One row after the other, in the order the events fired: written concurrently, a revocation that
+  // follows its token's issue at once could take the smaller id.
+  let written = Promise.resolve();
   const record = (ctx: KoaContextWithOIDC, action: AuditAction, accountId: string | undefined) => {
-    audit
-      .recordFor(accountId, { action, actor: appActor(ctx), clientId: ctx.oidc.client?.clientId ?? null })
-      .catch(onError);
+    const entry = { action, actor: appActor(ctx), clientId: ctx.oidc.client?.clientId ?? null };
+    written = written.then(() => audit.recordFor(accountId, entry)).catch(onError);
   };
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
     const refreshed = ctx.oidc.params?.grant_type === 'refresh_token';
