@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { isSqlite } from './dialect.js';
 import { migrationSource } from './migrations/index.js';
+import { namePreparedStatements } from './pg-statements.js';
 import { traceQueries } from './query-spans.js';
 
 import { reasonOf, DatabaseUnavailable } from './database-errors.js';
@@ -165,6 +166,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       max: options.poolMax ?? 10,
       afterCreate(conn: PgConnection, done: (err: Error | null, conn: unknown) => void) {
         replaceNulInBindings(conn);
+        namePreparedStatements(conn);
         done(null, conn);
       },
     },

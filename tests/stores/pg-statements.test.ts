@@ -1,0 +1,98 @@
+import { createDb, type Db } from '../../src/stores/database.js';
+import { MAX_NAMED_STATEMENTS, statementName } from '../../src/stores/pg-statements.js';
+import { freshDatabase } from '../helpers/harness.js';
+
+// Statements run prepared, against the test run's database: on PostgreSQL named once per connection
+// (stores/pg-statements.ts), on SQLite from the connection's statement cache. Either way an answer is the
+// one an unprepared statement would give, a table changed by another connection included.
+const pg = Boolean(process.env.TEST_DATABASE_URL);
+let database: { url: string; drop(): Promise<void> };
+let db: Db;
+let other: Db;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  // One connection: every statement below meets what the one before it prepared.
+  db = createDb(database.url, { poolMax: 1 });
+  other = createDb(database.url, { poolMax: 1 });
+  await db.schema.createTable('prepared_t', (t) => {
+    t.integer('id').primary();
+    t.string('name');
+  });
+  await db('prepared_t').insert([
+    { id: 1, name: 'one' },
+    { id: 2, name: 'two' },
+  ]);
+});
+afterAll(async () => {
+  await db?.destroy();
+  await other?.destroy();
+  await database?.drop();
+});
+
+const byId = (id: number) => db('prepared_t').where({ id }).first();
+
+test('a statement run again answers with its own bindings each time', async () => {
+  const names = [];
+  for (const id of [1, 2, 1, 3]) names.push((await byId(id))?.name);
+  expect(names).toEqual(['one', 'two', 'one', undefined]);
+});
+
+test('a prepared select * sees the columns another connection added, and goes on seeing them', async () => {
+  expect(await db('prepared_t').select('*').where({ id: 1 })).toEqual([{ id: 1, name: 'one' }]);
+  await other.schema.alterTable('prepared_t', (t) => t.string('colour').defaultTo('red'));
+  for (let i = 0; i < 2; i += 1) {
+    expect(await db('prepared_t').select('*').where({ id: 1 })).toEqual([{ id: 1, name: 'one', colour: 'red' }]);
+  }
+});
+
+if (pg) {
+  const prepared = async () =>
+    (
+      await db.raw<{ rows: { name: string; statement: string }[] }>(
+        'SELECT name, statement FROM pg_prepared_statements',
+      )
+    ).rows;
+
+  test('PostgreSQL prepares a statement once per connection and runs it again by name', async () => {
+    const nameOf = (id: number) => db('prepared_t').select('name').where({ id }).first();
+    for (const id of [1, 2, 1]) await nameOf(id);
+    const text = nameOf(1).toSQL().toNative().sql;
+    expect((await prepared()).filter((p) => p.statement === text)).toEqual([
+      { name: statementName(text), statement: text },
+    ]);
+  });
+
+  test('a named statement that failed (a constraint) runs again inside and after a rolled-back transaction', async () => {
+    await expect(
+      db.transaction(async (trx) => {
+        await trx('prepared_t').insert({ id: 10, name: 'ten' });
+        await trx('prepared_t').insert({ id: 10, name: 'ten again' });
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect(await byId(10)).toBeUndefined();
+    await db('prepared_t').insert({ id: 10, name: 'ten' });
+    expect((await byId(10))?.name).toBe('ten');
+  });
+
+  test('DDL and a text of more than one statement run unnamed', async () => {
+    expect(statementName('CREATE TABLE x (id int)')).toBeUndefined();
+    expect(statementName('select 1; select 2')).toBeUndefined();
+    const result = await db.raw('select 1 as a; select 2 as b');
+    expect(Array.isArray(result) ? result.map((r: { rows: unknown[] }) => r.rows) : result).toEqual([
+      [{ a: 1 }],
+      [{ b: 2 }],
+    ]);
+    // The trailing semicolon of a single statement does not keep it from being named.
+    expect(statementName('select 3 as c;')).toMatch(/^roster_\d+$/);
+  });
+}
+
+test('the names a process gives are bounded: past them a statement runs unnamed', async () => {
+  for (let i = 0; i < MAX_NAMED_STATEMENTS; i += 1) statementName(`select ${i} as bounded`);
+  expect(statementName('select 1 as one_more')).toBeUndefined();
+  // Named earlier, still named; and an unnamed one answers as well.
+  expect(statementName(`select 0 as bounded`)).toMatch(/^roster_\d+$/);
+  const result = await db.raw('select 7 as one_more_run');
+  expect(pg ? result.rows : result).toEqual([{ one_more_run: 7 }]);
+});
