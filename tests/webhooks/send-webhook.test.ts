@@ -151,7 +151,8 @@ describe('a receiver that holds on', () => {
     const result = await pending;
     expect(result.error).toBe('timed out after 10 s');
     expect(result.durationMs).toBeGreaterThanOrEqual(9990);
-    expect(result.durationMs).toBeLessThan(12_000);
+    // The error names the limit; the bound only rules out a much longer one (a loaded CI machine fired it 2.8 s late).
+    expect(result.durationMs).toBeLessThan(15_000);
   }, 20_000);
 
   test('an endless body is read to 64 KB only, and the attempt returns promptly', async () => {
