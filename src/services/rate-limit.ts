@@ -108,20 +108,39 @@ export function createRateLimiter(stores: Stores, pointsPerHour: number, onRejec
     return state(res.consumedPoints + (locals.get(key)?.pending ?? 0), resetAt, cost);
   }
 
+  /** Writes every owner's points granted here in one statement, however many owners there are. */
   async function flush(): Promise<void> {
     const now = Date.now();
-    const writes: Promise<unknown>[] = [];
+    const owed = new Map<string, number>();
     for (const [key, local] of locals) {
       if (local.pending > 0) {
-        const points = local.pending;
+        owed.set(key, local.pending);
+        local.inflight += local.pending;
         local.pending = 0;
-        // A refusal here is recorded by write() (spentUntil); a failed write keeps the points owed.
-        writes.push(write(key, points, 0).catch(() => {}));
       } else if (local.resetAt <= now && local.inflight === 0) {
         locals.delete(key);
       }
     }
-    await Promise.all(writes);
+    if (owed.size === 0) return;
+    let written: Map<string, RateLimiterRes> | undefined;
+    try {
+      written = await limiter.addMany(owed);
+    } catch {
+      // Not written: the points stay owed, for the next flush.
+    }
+    for (const [key, points] of owed) {
+      const local = locals.get(key);
+      if (local) local.inflight -= points;
+      const res = written?.get(key);
+      if (!res) {
+        if (local) local.pending += points;
+        continue;
+      }
+      const known = learn(key, res, 0);
+      // Over budget (granted here within a batch): this instance refuses the owner until the window resets.
+      if (res.consumedPoints > pointsPerHour)
+        spentUntil.set(key, known, { ttl: Math.max(1, known.resetAt - Date.now()) });
+    }
   }
   const flusher = setInterval(() => void flush(), FLUSH_MS).unref();
 

@@ -7,10 +7,12 @@ interface Seen {
 
 /** The webhook worker's polling (every second, whatever the request): its statements and their transactions. */
 const isWorker = (q: Seen) => /\bwebhook(s|_deliveries)\b/.test(q.sql) && !/^\s*(insert|update|delete)\b/i.test(q.sql);
+/** The rate limiter's flush of every owner's granted points (every 100 ms, whatever the request). */
+const isFlush = (q: Seen) => /^\s*insert into rate_limits\b/i.test(q.sql);
 
 /**
  * The SQL text of every statement `db` runs while `fn` runs, and what `fn` returned; the webhook worker's
- * polls, which run on their own timer, are left out.
+ * polls and the rate limiter's flushes, which run on their own timers, are left out.
  */
 export async function sqlDuring<T>(db: Db, fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
   const seen: Seen[] = [];
@@ -19,7 +21,9 @@ export async function sqlDuring<T>(db: Db, fn: () => Promise<T>): Promise<{ resu
   try {
     const result = await fn();
     const workerTx = new Set(seen.filter(isWorker).map((q) => q.__knexTxId ?? ''));
-    const sql = seen.filter((q) => !isWorker(q) && !(q.__knexTxId && workerTx.has(q.__knexTxId))).map((q) => q.sql);
+    const sql = seen
+      .filter((q) => !isWorker(q) && !isFlush(q) && !(q.__knexTxId && workerTx.has(q.__knexTxId)))
+      .map((q) => q.sql);
     return { result, sql };
   } finally {
     db.off('query', listener);

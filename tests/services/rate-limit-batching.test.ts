@@ -1,5 +1,6 @@
 import { batchPointsOf, createRateLimiter, FLUSH_MS, RateLimited } from '../../src/services/rate-limit.js';
 import type { Viewer } from '../../src/services/viewer.js';
+import { createDb } from '../../src/stores/database.js';
 import { createStores } from '../../src/stores/stores.js';
 import { useMigratedDatabase } from '../helpers/harness.js';
 import { until } from '../helpers/wait.js';
@@ -103,5 +104,42 @@ test('a small budget is never batched: each request asks the database', async ()
     await expect(a.consume(viewer, 1)).rejects.toBeInstanceOf(RateLimited);
   } finally {
     await Promise.all([a.close(), b.close()]);
+  }
+});
+
+test("a flush writes every owner's granted points in one statement", async () => {
+  const limiter = createRateLimiter(createStores(database.db), POINTS);
+  const viewers = Array.from({ length: 30 }, appViewer);
+  try {
+    // The first request of each learns its window from the database; the next ones are granted here.
+    for (const viewer of viewers) await limiter.consume(viewer, 1);
+    for (const viewer of viewers) for (let i = 0; i < 3; i += 1) await limiter.consume(viewer, 1);
+    const statements: string[] = [];
+    const listen = (query: { sql: string }) => statements.push(query.sql);
+    database.db.on('query', listen);
+    try {
+      await limiter.flush();
+    } finally {
+      database.db.off('query', listen);
+    }
+    expect(statements).toHaveLength(1);
+    for (const viewer of viewers) expect(await stored(viewer)).toBe(4);
+  } finally {
+    await limiter.close();
+  }
+});
+
+test('points a failed flush could not write stay owed', async () => {
+  const own = createDb(database.url);
+  const limiter = createRateLimiter(createStores(own), POINTS);
+  const viewer = appViewer();
+  try {
+    for (let i = 0; i < 5; i += 1) await limiter.consume(viewer, 1);
+    await own.destroy();
+    await limiter.flush();
+    // Still counted: granted here without the database, on top of the 4 not written.
+    expect((await limiter.consume(viewer, 1)).used).toBe(6);
+  } finally {
+    await limiter.close();
   }
 });
