@@ -18,7 +18,7 @@ interface SqliteConnection {
 /** The one better-sqlite3 connection behind a SQLite Db, for a store's synchronous hot-path read. */
 export interface SqliteHandle {
   readonly inTransaction: boolean;
-  prepare(sql: string): { get(...params: unknown[]): unknown };
+  prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
 }
 
 const sqliteHandles = new WeakMap<Db, { conn?: SqliteHandle }>();

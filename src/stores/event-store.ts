@@ -7,6 +7,7 @@ import {
 } from '../lib/event-fields.js';
 import { chunks } from './chunks.js';
 import type { Db } from './database.js';
+import { hotRead } from './hot-reads.js';
 import { keysetPage } from './keyset.js';
 import { toEvent } from './rows.js';
 import type { EventRow, Page } from './types.js';
@@ -49,7 +50,10 @@ export class EventStore {
   async findBySlugs(slugs: readonly string[]): Promise<EventRow[]> {
     const rows: EventRow[] = [];
     for (const part of chunks([...new Set(slugs)])) {
-      for (const r of await this.db('events').whereIn('slug', part)) rows.push(toEvent(r));
+      const found = await hotRead<Record<string, unknown>>(this.db, `events.bySlugs ${part.length}`, part, (...p) =>
+        this.db('events').whereIn('slug', p),
+      );
+      for (const r of found) rows.push(toEvent(r));
     }
     return rows;
   }
@@ -63,7 +67,12 @@ export class EventStore {
   async organizerIds(eventIds: readonly number[]): Promise<Map<number, number[]>> {
     const byEvent = new Map<number, number[]>(eventIds.map((id) => [id, []]));
     if (eventIds.length === 0) return byEvent;
-    const rows = await this.db('event_organizers').whereIn('event_id', eventIds).select('event_id', 'user_id');
+    const rows = await hotRead<{ event_id: number; user_id: number }>(
+      this.db,
+      `events.organizerIds ${eventIds.length}`,
+      eventIds,
+      (...p) => this.db('event_organizers').whereIn('event_id', p).select('event_id', 'user_id'),
+    );
     for (const r of rows) byEvent.get(Number(r.event_id))?.push(Number(r.user_id));
     return byEvent;
   }

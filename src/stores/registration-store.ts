@@ -1,6 +1,7 @@
 import { isSqlite } from './dialect.js';
 import { chunks } from './chunks.js';
 import type { Db } from './database.js';
+import { hotRead } from './hot-reads.js';
 import { keysetPage } from './keyset.js';
 import { RegistrationStaging } from './registration-staging.js';
 import { toRegistration, toRegistrationWithRegistrant } from './rows.js';
@@ -80,14 +81,43 @@ export class RegistrationStore {
    * The page's statement: a range scan of the (event_id, id) index, so any page costs what the first
    * does, joined to the registrants by primary key (one statement, not a second `IN` lookup).
    */
-  pageQuery(eventId: number, first: number, afterId: number | null, beforeId: number | null = null, backward = false) {
+  pageStatement(
+    eventId: number,
+    limit: number,
+    afterId: number | null,
+    beforeId: number | null = null,
+    backward = false,
+  ) {
     const query = this.withRegistrant()
       .where('r.event_id', eventId)
       .orderBy('r.id', backward ? 'desc' : 'asc')
-      .limit(first + 1);
+      .limit(limit);
     if (afterId !== null) void query.andWhere('r.id', '>', afterId);
     if (beforeId !== null) void query.andWhere('r.id', '<', beforeId);
     return query;
+  }
+
+  /** A page's rows and one more (is there a next?), by the page statement compiled once per shape. */
+  private pageQuery(
+    eventId: number,
+    first: number,
+    afterId: number | null,
+    beforeId: number | null = null,
+    backward = false,
+  ): Promise<Record<string, unknown>[]> {
+    const args = [eventId, first + 1];
+    if (afterId !== null) args.push(afterId);
+    if (beforeId !== null) args.push(beforeId);
+    const shape = `registrations.page ${afterId !== null} ${beforeId !== null} ${backward}`;
+    return hotRead(this.db, shape, args, (event, limit, ...bounds) =>
+      this.pageStatement(
+        event,
+        limit,
+        afterId === null ? null : bounds.shift()!,
+        beforeId === null ? null : bounds.shift()!,
+        backward,
+      ),
+    );
   }
 
   /** Keyset page of every registration, at all events, in id order: the primary key's range scan. */

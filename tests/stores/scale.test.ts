@@ -43,7 +43,7 @@ test('a late page runs the same statements as the first and returns the right ro
 test('the page statement is an index range scan, not a sort of the whole event', async () => {
   const { stores, db } = t.server;
   const { fx } = t;
-  const { sql, bindings } = stores.registrations.pageQuery(fx.privateEvent.id, 100, 1500).toSQL();
+  const { sql, bindings } = stores.registrations.pageStatement(fx.privateEvent.id, 101, 1500).toSQL();
   if (isSqlite(db)) {
     const plan = await db.raw<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${sql}`, bindings);
     const text = plan.map((p) => p.detail).join('\n');
