@@ -1,16 +1,20 @@
 import type { Knex } from 'knex';
 import { idleSqliteConnection, type Db } from './database.js';
 import { isSqlite } from './dialect.js';
-import { endQuerySpan, startQuerySpan } from './query-spans.js';
+import type { PgQueryable } from './pg-statements.js';
+import { endQuerySpan, startQuerySpan, type DbSystem } from './query-spans.js';
 
 // The request path's reads: knex builds and compiles each one once per dialect, with stand-ins for its
-// parameters; every later call binds its values to that SQL (on SQLite straight on the idle connection),
-// skipping knex's builder, compiler and (there) its pool on every request.
+// parameters; every later call binds its values to that SQL, straight on a connection (SQLite's idle one,
+// a pooled PostgreSQL one), skipping knex's builder, compiler and runner on every request.
 
 export type Bindable = string | number;
 
 interface Compiled {
+  /** With `?` placeholders (SQLite, and knex's raw) ... */
   sql: string;
+  /** ... and with PostgreSQL's `$1`, in the same order. */
+  native: string;
   /** Each binding of the SQL: the index of the caller's value, or a constant of the query. */
   bindings: ({ arg: number } | { value: unknown })[];
 }
@@ -23,9 +27,11 @@ const compiledReads = new Map<string, Compiled>();
 
 function compile(key: string, arity: number, build: (...params: number[]) => Knex.QueryBuilder): Compiled {
   const standIns = Array.from({ length: arity }, (_, i) => STAND_IN + i);
-  const { sql, bindings } = build(...standIns).toSQL();
+  const query = build(...standIns);
+  const { sql, bindings } = query.toSQL();
   return {
     sql,
+    native: query.toSQL().toNative().sql,
     bindings: bindings.map((b) => {
       const arg = typeof b === 'number' ? b - STAND_IN : -1;
       return arg >= 0 && arg < arity ? { arg } : { value: b };
@@ -53,22 +59,64 @@ export async function hotRead<Row>(
     compiledReads.set(cacheKey, read);
   }
   const values = read.bindings.map((b) => ('arg' in b ? args[b.arg] : b.value));
-  const conn = sqlite ? idleSqliteConnection(db) : undefined;
-  if (!conn) {
-    // A transaction open on SQLite's one connection, or PostgreSQL: through knex, as raw SQL.
-    const result = (await db.raw(read.sql, values as Knex.RawBinding[])) as Row[] | { rows: Row[] };
-    return Array.isArray(result) ? result : result.rows;
+  if (sqlite) {
+    const conn = idleSqliteConnection(db);
+    if (conn) return announced(db, 'sqlite', read.sql, values, () => conn.prepare(read.sql).all(...values) as Row[]);
+  } else if (!db.isTransaction) {
+    return readPooled<Row>(db, read.native, values);
   }
-  // Outside knex, which would announce the statement to its listeners (debugging, the tests' counts): said
-  // here, without knex's query id, so the tracing listener leaves it to the span made here.
-  if (db.listenerCount('query') > 0) db.emit('query', { method: 'select', sql: read.sql, bindings: values });
-  const span = startQuerySpan('sqlite', read.sql);
+  // A transaction open on SQLite's one connection, or a PostgreSQL transaction: through knex, as raw SQL.
+  const result = (await db.raw(read.sql, values as Knex.RawBinding[])) as Row[] | { rows: Row[] };
+  return Array.isArray(result) ? result : result.rows;
+}
+
+/**
+ * Runs `run` outside knex, which would announce the statement to its listeners (debugging, the tests'
+ * counts): said here, without knex's query id, so the tracing listener leaves it to the span made here.
+ */
+async function announced<T>(
+  db: Db,
+  system: DbSystem,
+  sql: string,
+  values: unknown[],
+  run: () => T | Promise<T>,
+): Promise<T> {
+  if (db.listenerCount('query') > 0) db.emit('query', { method: 'select', sql, bindings: values });
+  const span = startQuerySpan(system, sql);
   try {
-    const rows = conn.prepare(read.sql).all(...values) as Row[];
+    const result = await run();
     if (span) endQuerySpan(span);
-    return rows;
+    return result;
   } catch (err) {
     if (span) endQuerySpan(span, err);
     throw err;
+  }
+}
+
+/** The part of knex's client a pooled read uses (a pg connection is node-postgres's Client). */
+interface PooledClient {
+  acquireConnection(): Promise<PgQueryable>;
+  releaseConnection(conn: unknown): Promise<unknown>;
+}
+
+/** PostgreSQL: on a pooled connection, named there like every statement knex sends (pg-statements.ts). */
+async function readPooled<Row>(db: Db, text: string, values: unknown[]): Promise<Row[]> {
+  const client = db.client as PooledClient;
+  const conn = await client.acquireConnection();
+  try {
+    return await announced(
+      db,
+      'postgresql',
+      text,
+      values,
+      () =>
+        new Promise<Row[]>((resolve, reject) =>
+          conn.query({ text, values }, (err: Error | null, result?: { rows: Row[] }) =>
+            err ? reject(err) : resolve(result!.rows),
+          ),
+        ),
+    );
+  } finally {
+    await client.releaseConnection(conn);
   }
 }
