@@ -170,7 +170,11 @@ async function main() {
       : ['- none']),
   ];
   console.log(lines.join('\n'));
-  const file = `results/stages-${PG ? 'pg' : 'sqlite'}${WORKLOAD === 'repeated' ? '' : `-${WORKLOAD}`}.md`;
+  const db = PG ? 'pg' : 'sqlite';
+  // BENCH_RESULTS=<name> keeps a later profile beside the one it is compared with: results/<name>-<db>.md.
+  const file = process.env.BENCH_RESULTS
+    ? `results/${process.env.BENCH_RESULTS}-${db}.md`
+    : `results/stages-${db}${WORKLOAD === 'repeated' ? '' : `-${WORKLOAD}`}.md`;
   writeFileSync(here(file), lines.join('\n') + '\n');
   console.log(`\nwritten: bench/${file}`);
 }
