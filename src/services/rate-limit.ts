@@ -111,10 +111,11 @@ export function createRateLimiter(stores: Stores, pointsPerHour: number, onRejec
   /** Writes every owner's points granted here in one statement, however many owners there are. */
   async function flush(): Promise<void> {
     const now = Date.now();
-    const owed = new Map<string, number>();
+    // Each owner's entry as it was: a request may replace it (a new window) while the write is under way.
+    const owed = new Map<string, { local: Local; points: number }>();
     for (const [key, local] of locals) {
       if (local.pending > 0) {
-        owed.set(key, local.pending);
+        owed.set(key, { local, points: local.pending });
         local.inflight += local.pending;
         local.pending = 0;
       } else if (local.resetAt <= now && local.inflight === 0) {
@@ -124,16 +125,15 @@ export function createRateLimiter(stores: Stores, pointsPerHour: number, onRejec
     if (owed.size === 0) return;
     let written: Map<string, RateLimiterRes> | undefined;
     try {
-      written = await limiter.addMany(owed);
+      written = await limiter.addMany(new Map([...owed].map(([key, { points }]) => [key, points])));
     } catch {
       // Not written: the points stay owed, for the next flush.
     }
-    for (const [key, points] of owed) {
-      const local = locals.get(key);
-      if (local) local.inflight -= points;
+    for (const [key, { local, points }] of owed) {
+      local.inflight -= points;
       const res = written?.get(key);
       if (!res) {
-        if (local) local.pending += points;
+        (locals.get(key) ?? local).pending += points;
         continue;
       }
       const known = learn(key, res, 0);

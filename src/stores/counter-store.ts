@@ -31,8 +31,10 @@ const ADD_MANY = {
     select k, p, ?::bigint from json_to_recordset(?::json) as t(k text, p integer)`,
   upsert: `
     on conflict (key) do update set
-      points = case when rate_limits.expire > ? then rate_limits.points + excluded.points else excluded.points end,
-      expire = case when rate_limits.expire > ? then rate_limits.expire else excluded.expire end
+      points = case when rate_limits.expire is null or rate_limits.expire > ?
+        then rate_limits.points + excluded.points else excluded.points end,
+      expire = case when rate_limits.expire is null or rate_limits.expire > ?
+        then rate_limits.expire else excluded.expire end
     returning key, points, expire`,
 };
 

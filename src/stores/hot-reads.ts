@@ -21,28 +21,46 @@ interface Compiled {
 
 /** Numbers no caller binds (ids, sizes and limits are far smaller): each marks one parameter while knex builds. */
 const STAND_IN = 8_000_000_000_000;
-/** Reads compiled, by dialect and key; keys vary with list lengths, so the map is bounded. */
+/** Reads compiled, by dialect and key; keys vary with list lengths, so the map is bounded... */
 const MAX_COMPILED = 1000;
+/** ...and a long list (a client's choice) is compiled for its call only, never kept. */
+const MAX_KEPT_PARAMETERS = 64;
 const compiledReads = new Map<string, Compiled>();
 
-function compile(key: string, arity: number, build: (...params: number[]) => Knex.QueryBuilder): Compiled {
+/** What better-sqlite3 cannot bind, as knex would send it there: booleans as 0 or 1, dates as milliseconds. */
+const forSqlite = (value: unknown): unknown =>
+  typeof value === 'boolean' ? Number(value) : value instanceof Date ? value.valueOf() : value;
+
+function compile(
+  key: string,
+  arity: number,
+  sqlite: boolean,
+  build: (...params: number[]) => Knex.QueryBuilder,
+): Compiled {
   const standIns = Array.from({ length: arity }, (_, i) => STAND_IN + i);
   const query = build(...standIns);
   const { sql, bindings } = query.toSQL();
-  return {
-    sql,
-    native: query.toSQL().toNative().sql,
-    bindings: bindings.map((b) => {
-      const arg = typeof b === 'number' ? b - STAND_IN : -1;
-      return arg >= 0 && arg < arity ? { arg } : { value: b };
-    }),
-  };
+  const seen = new Set<number>();
+  const compiled = bindings.map((b) => {
+    const arg = typeof b === 'number' ? b - STAND_IN : -1;
+    if (arg >= 0 && arg < arity) {
+      seen.add(arg);
+      return { arg };
+    }
+    // A stand-in changed on its way (arithmetic, or made text) would bind the wrong value, or none.
+    if (arg >= 0 || (typeof b === 'string' && b.includes(String(STAND_IN).slice(0, 12)))) {
+      throw new Error(`hot read ${key}: a parameter was changed while the statement was built`);
+    }
+    return { value: sqlite ? forSqlite(b) : b };
+  });
+  if (seen.size !== arity) throw new Error(`hot read ${key}: ${arity - seen.size} of its parameters are not bound`);
+  return { sql, native: query.toSQL().toNative().sql, bindings: compiled };
 }
 
 /**
  * Runs the read `key` names with `args` bound: `build` makes it with one stand-in per argument, in order,
- * the first time this dialect runs it. A key names one shape of statement: what changes its SQL (a list's
- * length, an optional condition) belongs in the key.
+ * the first time this dialect runs it (use each as given: no arithmetic, no text made of it). A key names
+ * one shape of statement: what changes its SQL (a list's length, an optional condition) belongs in the key.
  */
 export async function hotRead<Row>(
   db: Db,
@@ -54,9 +72,11 @@ export async function hotRead<Row>(
   const cacheKey = `${sqlite ? 'sqlite' : 'pg'}\n${key}`;
   let read = compiledReads.get(cacheKey);
   if (!read) {
-    read = compile(key, args.length, build);
-    if (compiledReads.size >= MAX_COMPILED) compiledReads.clear();
-    compiledReads.set(cacheKey, read);
+    read = compile(key, args.length, sqlite, build);
+    if (args.length <= MAX_KEPT_PARAMETERS) {
+      if (compiledReads.size >= MAX_COMPILED) compiledReads.clear();
+      compiledReads.set(cacheKey, read);
+    }
   }
   const values = read.bindings.map((b) => ('arg' in b ? args[b.arg] : b.value));
   if (sqlite) {

@@ -137,8 +137,10 @@ test('points a failed flush could not write stay owed', async () => {
     for (let i = 0; i < 5; i += 1) await limiter.consume(viewer, 1);
     await own.destroy();
     await limiter.flush();
-    // Still counted: granted here without the database, on top of the 4 not written.
+    // Still counted: granted here without the database, on top of the 4 not written...
     expect((await limiter.consume(viewer, 1)).used).toBe(6);
+    // ...which no flush wrote: the database holds the first request's point only.
+    expect(await stored(viewer)).toBe(1);
   } finally {
     await limiter.close();
   }

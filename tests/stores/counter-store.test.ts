@@ -56,6 +56,16 @@ test('a key whose window ran out starts a new one; other counters keep their own
   expect((await other.get('old'))!.consumedPoints).toBe(5);
 });
 
+test('a key without a window keeps counting, as consume() does', async () => {
+  const c = counter();
+  await c.consume('forever', 3);
+  await database
+    .db('rate_limits')
+    .where({ key: `t${prefix}:forever` })
+    .update({ expire: null });
+  expect((await c.addMany(new Map([['forever', 2]]))).get('forever')!.consumedPoints).toBe(5);
+});
+
 test('never refuses: points past the limit are written and reported', async () => {
   const c = counter();
   const added = await c.addMany(new Map([['over', 150]]));

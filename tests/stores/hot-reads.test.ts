@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import { createDb } from '../../src/stores/database.js';
 import { hotRead } from '../../src/stores/hot-reads.js';
 import { useMigratedDatabase } from '../helpers/harness.js';
 
@@ -66,19 +68,67 @@ test('each list length is its own statement', async () => {
   expect((await ids([5])).map((r) => Number(r.id))).toEqual([5]);
 });
 
+/** Runs `fn` in a transaction that is then rolled back; what `fn` returned. */
+async function rolledBack<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const trx = await database.db.transaction();
+  try {
+    return await fn(trx);
+  } finally {
+    await trx.rollback();
+  }
+}
+
 test('inside a transaction it reads through the transaction, its own writes included', async () => {
-  await database.db
-    .transaction(async (trx) => {
-      await trx('hot_t').insert({ id: 100, kind: 'z', name: 'uncommitted' });
-      const rows = await hotRead<Row>(trx, 'test.byKindInTrx', ['z'], (k) =>
-        trx('hot_t').where('kind', k).select('name'),
-      );
-      expect(rows.map((r) => r.name)).toEqual(['uncommitted']);
-      await trx.rollback();
-    })
-    .catch(() => {});
+  const rows = await rolledBack(async (trx) => {
+    await trx('hot_t').insert({ id: 100, kind: 'z', name: 'uncommitted' });
+    return hotRead<Row>(trx, 'test.byKindInTrx', ['z'], (k) => trx('hot_t').where('kind', k).select('name'));
+  });
+  expect(rows.map((r) => r.name)).toEqual(['uncommitted']);
   // Rolled back: gone, and the root database reads again as before.
   expect(await byKind('z', 0, 10)).toEqual([]);
+});
+
+test('a read outside a transaction never sees its uncommitted rows', async () => {
+  let outside: Promise<Row[]> | undefined;
+  await rolledBack(async (trx) => {
+    await trx('hot_t').insert({ id: 101, kind: 'y', name: 'uncommitted' });
+    // Started while the transaction is open (on SQLite it holds the one connection): it waits, or reads the
+    // committed state, but never this transaction's row.
+    outside = byKind('y', 0, 10);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  expect(await outside).toEqual([]);
+});
+
+test('a connection is given back when its statement fails', async () => {
+  const one = createDb(database.url, { poolMax: 1 });
+  try {
+    const read = (table: string) =>
+      hotRead<Row>(one, `test.release ${table}`, [1], (p) => one(table).where('id', p).select('id'));
+    for (let i = 0; i < 3; i += 1) await expect(read('no_such_table')).rejects.toThrow(/no_such_table/);
+    expect((await read('hot_t')).map((r) => Number(r.id))).toEqual([1]);
+  } finally {
+    await one.destroy();
+  }
+});
+
+test('a parameter changed while the statement is built is refused, never bound wrongly', async () => {
+  const built = (key: string, build: (p: number) => Knex.QueryBuilder) => hotRead<Row>(database.db, key, [5], build);
+  await expect(built('test.arithmetic', (p) => database.db('hot_t').where('id', p + 1))).rejects.toThrow(
+    /parameter was changed/,
+  );
+  await expect(built('test.text', (p) => database.db('hot_t').where('name', 'like', `${p}%`))).rejects.toThrow(
+    /parameter was changed/,
+  );
+  await expect(built('test.unused', () => database.db('hot_t').where('id', 1))).rejects.toThrow(/not bound/);
+});
+
+test('a long list (kept for its call only) answers as a short one does', async () => {
+  const ids = Array.from({ length: 200 }, (_, i) => i + 1);
+  const rows = await hotRead<Row>(database.db, `test.in ${ids.length}`, ids, (...p) =>
+    database.db('hot_t').whereIn('id', p).orderBy('id').select('id'),
+  );
+  expect(rows.map((r) => Number(r.id))).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
 });
 
 test('announces each statement to knex query listeners, once', async () => {
