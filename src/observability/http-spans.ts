@@ -1,4 +1,12 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+} from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import { familyOf } from '../http/route-format.js';
 import { tracer } from '../lib/tracing.js';
@@ -22,21 +30,20 @@ export function httpSpans() {
     const path = req.path;
     // The route family is the low-cardinality route; oidc-provider's paths are its own (no family).
     const route = familyOf(path)?.label;
-    const span = tracer().startSpan(
-      route ? `${method} ${route}` : method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': method,
-          'url.path': path,
-          'url.scheme': req.protocol,
-          'network.protocol.version': req.httpVersion,
-          ...(route ? { 'http.route': route } : {}),
-          ...(req.get('user-agent') ? { 'user_agent.original': req.get('user-agent') } : {}),
-        },
-      },
-      parent,
-    );
+    // No attributes at the start: no sampler of ours reads them, and an unsampled request then builds none.
+    const span = tracer().startSpan(route ? `${method} ${route}` : method, { kind: SpanKind.SERVER }, parent);
+    if (span.isRecording()) {
+      const attributes: Attributes = {
+        'http.request.method': method,
+        'url.path': path,
+        'url.scheme': req.protocol,
+        'network.protocol.version': req.httpVersion,
+      };
+      if (route) attributes['http.route'] = route;
+      const agent = req.headers['user-agent'];
+      if (agent) attributes['user_agent.original'] = agent;
+      span.setAttributes(attributes);
+    }
     res.once('close', () => {
       span.setAttribute('http.response.status_code', res.statusCode);
       if (res.locals.requestId) span.setAttribute('roster.request_id', res.locals.requestId);

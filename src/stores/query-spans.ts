@@ -16,15 +16,19 @@ const TARGET = /\b(?:from|into|update)\s+[`"]?(\w+)/i;
 
 /** The fields of the statements seen lately: the same few statements run on every request. */
 const FIELDS_KEPT = 500;
-const fieldsBySql = new Map<string, { name: string; attributes: Attributes }>();
+// Keyed by the statement itself, per system: its hash is computed once per string, not per lookup.
+const fieldsBySql: Record<DbSystem, Map<string, { name: string; attributes: Attributes }>> = {
+  sqlite: new Map(),
+  postgresql: new Map(),
+};
 
 /** The span's name and attributes for one statement (exported for the tests). */
 export function querySpanFields(system: DbSystem, sql: string): { name: string; attributes: Attributes } {
-  const key = `${system}\n${sql}`;
-  let fields = fieldsBySql.get(key);
+  const kept = fieldsBySql[system];
+  let fields = kept.get(sql);
   if (!fields) {
-    if (fieldsBySql.size >= FIELDS_KEPT) fieldsBySql.clear();
-    fieldsBySql.set(key, (fields = parseFields(system, sql)));
+    if (kept.size >= FIELDS_KEPT) kept.clear();
+    kept.set(sql, (fields = parseFields(system, sql)));
   }
   return fields;
 }
@@ -43,8 +47,9 @@ function parseFields(system: DbSystem, sql: string): { name: string; attributes:
 export function startQuerySpan(system: DbSystem, sql: string): Span | undefined {
   if (!recordingParent()) return undefined;
   const { name, attributes } = querySpanFields(system, sql);
-  // The active context holds the parent already: no new context is made for each statement.
-  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, context.active());
+  // The active context holds the parent already: no new context is made for each statement. The
+  // attributes are set after the start: the SDK checks them once that way, twice when given to startSpan.
+  return tracer().startSpan(name, { kind: SpanKind.CLIENT }, context.active()).setAttributes(attributes);
 }
 
 /** Ends a statement's span; a failure's status names its type only (knex's message quotes the bound values). */

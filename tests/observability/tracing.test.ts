@@ -139,6 +139,17 @@ test('a caller that does not sample its trace gets no spans recorded', async () 
   const traceId = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb2';
   const res = await fetch(`${server.url}/healthz`, { headers: { traceparent: `00-${traceId}-${CALLER_SPAN}-00` } });
   expect(res.status).toBe(200);
+  // Nor a GraphQL operation: no operation span, no SQL span beneath it.
+  const operation = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${appToken}`,
+      'content-type': 'application/json',
+      traceparent: `00-${traceId}-${CALLER_SPAN}-00`,
+    },
+    body: JSON.stringify({ query: `{ event(slug: "${SLUG}") { name } }` }),
+  });
+  expect(await operation.json()).toEqual({ data: { event: { name: 'Traced Event' } } });
   // A sampled request after it: once its spans are out, the unsampled one's would have been too.
   const after = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb3';
   await fetch(`${server.url}/healthz`, { headers: { traceparent: `00-${after}-${CALLER_SPAN}-01` } });
