@@ -26,6 +26,7 @@ import {
 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../http/locals.js';
+import { settleUrlParseCheck } from '../lib/url-parse.js';
 import { PATHS } from '../http/paths.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
 import { jitGateway } from './jit-executor.js';
@@ -119,6 +120,7 @@ export async function createGraphqlRouter(
     onRefused: (reason) => deps.onStreamRefused?.(reason),
   });
   router.use(PATHS.graphqlStream.slice(PATHS.graphql.length), streams.router);
+  settleUrlParseCheck();
   const apolloMiddleware = expressMiddleware(apollo, {
     context: async ({ res }) => buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res)),
   });
