@@ -8,8 +8,6 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string | unde
   return ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
-/** The requests whose POST is a read that may be answered 304. */
-const revalidated = new WeakSet<Request>();
 /** The request prototypes (one per Express app) whose `fresh` knows about them. */
 const prototypes = new WeakSet<object>();
 
@@ -36,7 +34,7 @@ function teachFresh(prototype: object): void {
     configurable: true,
     enumerable: true,
     get(this: Request) {
-      if (revalidated.has(this)) return postFresh(this);
+      if (this.res?.locals.revalidate) return postFresh(this);
       return inherited?.get ? Boolean(inherited.get.call(this)) : false;
     },
   });
@@ -48,9 +46,10 @@ function teachFresh(prototype: object): void {
  * reads too (this API has no mutations), so they get the same treatment: Express computes the ETag,
  * and this makes its freshness check apply whatever the method.
  */
-export function conditionalRequests(req: Request, _res: Response, next: NextFunction): void {
+export function conditionalRequests(req: Request, res: Response, next: NextFunction): void {
   const prototype = Object.getPrototypeOf(req) as object;
   if (!prototypes.has(prototype)) teachFresh(prototype);
-  revalidated.add(req);
+  // A flag in res.locals, not a WeakSet of requests: no identity hash and no weak entry per request.
+  res.locals.revalidate = true;
   next();
 }

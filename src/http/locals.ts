@@ -29,6 +29,8 @@ declare module 'express-serve-static-core' {
     epochs?: Epochs;
     /** The request timeout has answered 503: whatever fails later is moot. */
     timedOut?: boolean;
+    /** A GraphQL read: its POST may be answered 304 too (graphql/conditional.ts). */
+    revalidate?: true;
     /** Filled in by the GraphQL plugins, read by the request log and the 304 check. */
     info?: RequestInfo;
   }
