@@ -100,6 +100,28 @@ test('in production stdout carries only JSON log lines, and no banner', async ()
   expect(server.output()).not.toContain('Roster is listening');
 }, 30_000);
 
+test('started with --no-deprecation (deprecation warnings muted, the flag read-only) it serves GraphQL', async () => {
+  const server = await spawnServer({
+    NODE_ENV: 'production',
+    DATABASE_URL: database.url,
+    NODE_OPTIONS: '--no-deprecation',
+  });
+  try {
+    const res = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    // The GraphQL router, made at start where url.parse's check is settled, answers: 401 without a token.
+    expect(res.status).toBe(401);
+  } finally {
+    const exited = stopped(server.proc);
+    server.proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }
+  expect(server.output()).not.toMatch(/DeprecationWarning|TypeError/);
+}, 30_000);
+
 test('in development the banner goes to stderr: stdout stays JSON log lines', async () => {
   const fresh = await freshDatabase();
   try {

@@ -38,6 +38,8 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
   const warn = (message: string, ...args: unknown[]) => logger.warn({ args }, `tracing: ${message}`);
   diag.setLogger({ error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
 
+  // Each of these decides for a whole trace (by the parent's flag or the trace id): the GraphQL plugin counts on
+  // it to skip an unsampled request's operation span (graphql/plugins/tracing.ts).
   const { root, parentBased, ratio } = settings.sampler;
   const rootSampler =
     root === 'always_on'

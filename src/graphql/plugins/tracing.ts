@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
 import { print, visit, type DocumentNode } from 'graphql';
-import { recordingParent, tracer } from '../../lib/tracing.js';
+import { tracer } from '../../lib/tracing.js';
 import type { GraphQLContext } from '../context.js';
 
 // The GraphQL operation span (the GraphQL semantic conventions), added only when tracing is on.
@@ -38,8 +38,10 @@ export function graphqlTracing(options: { document: boolean }): GraphqlTracing {
   const plugin: ApolloServerPlugin<GraphQLContext> = {
     async requestDidStart({ contextValue }) {
       // Each sampler here decides for a whole trace (by the parent, or by the trace id): under a request
-      // span that is not recorded, this one would not be either, and the request is spared its hooks.
-      if (!recordingParent()) return;
+      // span not sampled, this one would not be either, and the request is spared its hooks. The flag, not
+      // isRecording(): a request span already ended (a timeout's 503, a client gone) still has it.
+      const parent = trace.getSpan(context.active());
+      if (parent && !(parent.spanContext().traceFlags & TraceFlags.SAMPLED)) return;
       // The semantic conventions' name until the operation is known (a request that does not parse keeps it).
       const span = tracer().startSpan('GraphQL Operation');
       spans.set(contextValue, span);
