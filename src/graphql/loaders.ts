@@ -2,38 +2,69 @@ import DataLoader from 'dataloader';
 import type { Services } from '../services/services.js';
 import type { EventRow, RegistrationWithRegistrant, UserRow } from '../stores/types.js';
 
-/** Per-request batching: one SQL statement per kind of lookup, whatever the page size. */
-export function createLoaders(services: Services) {
-  return {
-    eventBySlug: new DataLoader<string, EventRow | null>(async (slugs) => {
-      const rows = await services.events.findBySlugs(slugs);
+/**
+ * Per-request batching: one SQL statement per kind of lookup, whatever the page size. Each loader is made on
+ * first use: a request reads through two or three of the seven, and each costs a cache and closures to make.
+ */
+export class Loaders {
+  #eventBySlug?: DataLoader<string, EventRow | null>;
+  #eventById?: DataLoader<number, EventRow | null>;
+  #organizerIds?: DataLoader<number, number[]>;
+  #userById?: DataLoader<number, UserRow | null>;
+  #registrationById?: DataLoader<number, RegistrationWithRegistrant | null>;
+  #registeredEventIds?: DataLoader<number, number[]>;
+  #registrationCount?: DataLoader<number, number>;
+
+  constructor(private readonly services: Services) {}
+
+  get eventBySlug(): DataLoader<string, EventRow | null> {
+    return (this.#eventBySlug ??= new DataLoader(async (slugs) => {
+      const rows = await this.services.events.findBySlugs(slugs);
       return slugs.map((slug) => rows.find((r) => r.slug === slug) ?? null);
-    }),
-    eventById: new DataLoader<number, EventRow | null>(async (ids) => {
-      const rows = new Map((await services.events.findByIds(ids)).map((e) => [e.id, e]));
+    }));
+  }
+
+  get eventById(): DataLoader<number, EventRow | null> {
+    return (this.#eventById ??= new DataLoader(async (ids) => {
+      const rows = new Map((await this.services.events.findByIds(ids)).map((e) => [e.id, e]));
       return ids.map((id) => rows.get(id) ?? null);
-    }),
-    organizerIds: new DataLoader<number, number[]>(async (eventIds) => {
-      const byEvent = await services.events.organizerIds(eventIds);
+    }));
+  }
+
+  get organizerIds(): DataLoader<number, number[]> {
+    return (this.#organizerIds ??= new DataLoader(async (eventIds) => {
+      const byEvent = await this.services.events.organizerIds(eventIds);
       return eventIds.map((id) => byEvent.get(id) ?? []);
-    }),
-    userById: new DataLoader<number, UserRow | null>(async (ids) => {
-      const rows = new Map((await services.users.findByIds(ids)).map((u) => [u.id, u]));
+    }));
+  }
+
+  get userById(): DataLoader<number, UserRow | null> {
+    return (this.#userById ??= new DataLoader(async (ids) => {
+      const rows = new Map((await this.services.users.findByIds(ids)).map((u) => [u.id, u]));
       return ids.map((id) => rows.get(id) ?? null);
-    }),
-    registrationById: new DataLoader<number, RegistrationWithRegistrant | null>(async (ids) => {
-      const rows = new Map((await services.registrations.findManyWithRegistrant(ids)).map((r) => [r.id, r]));
+    }));
+  }
+
+  get registrationById(): DataLoader<number, RegistrationWithRegistrant | null> {
+    return (this.#registrationById ??= new DataLoader(async (ids) => {
+      const rows = new Map((await this.services.registrations.findManyWithRegistrant(ids)).map((r) => [r.id, r]));
       return ids.map((id) => rows.get(id) ?? null);
-    }),
-    registeredEventIds: new DataLoader<number, number[]>(async (userIds) => {
-      const byUser = await services.registrations.eventIdsOfMany(userIds);
+    }));
+  }
+
+  get registeredEventIds(): DataLoader<number, number[]> {
+    return (this.#registeredEventIds ??= new DataLoader(async (userIds) => {
+      const byUser = await this.services.registrations.eventIdsOfMany(userIds);
       return userIds.map((id) => byUser.get(id) ?? []);
-    }),
-    registrationCount: new DataLoader<number, number>(async (eventIds) => {
-      const counts = await services.registrations.counts(eventIds);
+    }));
+  }
+
+  get registrationCount(): DataLoader<number, number> {
+    return (this.#registrationCount ??= new DataLoader(async (eventIds) => {
+      const counts = await this.services.registrations.counts(eventIds);
       return eventIds.map((id) => counts.get(id) ?? 0);
-    }),
-  };
+    }));
+  }
 }
 
-export type Loaders = ReturnType<typeof createLoaders>;
+export const createLoaders = (services: Services): Loaders => new Loaders(services);
