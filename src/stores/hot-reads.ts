@@ -38,8 +38,8 @@ function compile(
   build: (...params: number[]) => Knex.QueryBuilder,
 ): Compiled {
   const standIns = Array.from({ length: arity }, (_, i) => STAND_IN + i);
-  const query = build(...standIns);
-  const { sql, bindings } = query.toSQL();
+  const built = build(...standIns).toSQL();
+  const { sql, bindings } = built;
   const seen = new Set<number>();
   const compiled = bindings.map((b) => {
     const arg = typeof b === 'number' ? b - STAND_IN : -1;
@@ -54,7 +54,7 @@ function compile(
     return { value: sqlite ? forSqlite(b) : b };
   });
   if (seen.size !== arity) throw new Error(`hot read ${key}: ${arity - seen.size} of its parameters are not bound`);
-  return { sql, native: query.toSQL().toNative().sql, bindings: compiled };
+  return { sql, native: built.toNative().sql, bindings: compiled };
 }
 
 /**

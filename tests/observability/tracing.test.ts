@@ -56,18 +56,18 @@ async function spansOf(traceId: string, done: (spans: ExportedSpan[]) => boolean
   return spans;
 }
 
-test('a GraphQL request continues its caller’s trace: HTTP server span, operation span, SQL spans', async () => {
-  const res = await fetch(`${server.url}/graphql`, {
+/** A GraphQL POST with the app's token, continuing the caller's trace `traceparent`. */
+const postTraced = (traceparent: string, body: unknown) =>
+  fetch(`${server.url}/graphql`, {
     method: 'POST',
-    headers: {
-      authorization: `Bearer ${appToken}`,
-      'content-type': 'application/json',
-      traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`,
-    },
-    body: JSON.stringify({
-      query: `query TracedEvent($first: Int) { event(slug: "${SLUG}") { name registrations(first: $first) { totalCount } } }`,
-      variables: { first: 7 },
-    }),
+    headers: { authorization: `Bearer ${appToken}`, 'content-type': 'application/json', traceparent },
+    body: JSON.stringify(body),
+  });
+
+test('a GraphQL request continues its caller’s trace: HTTP server span, operation span, SQL spans', async () => {
+  const res = await postTraced(`00-${TRACE_ID}-${CALLER_SPAN}-01`, {
+    query: `query TracedEvent($first: Int) { event(slug: "${SLUG}") { name registrations(first: $first) { totalCount } } }`,
+    variables: { first: 7 },
   });
   expect(res.status).toBe(200);
   expect(await res.json()).toEqual({ data: { event: { name: 'Traced Event', registrations: { totalCount: 0 } } } });
@@ -117,15 +117,7 @@ test('a GraphQL request continues its caller’s trace: HTTP server span, operat
 
 test('an operation with errors has an error status', async () => {
   const traceId = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1';
-  const res = await fetch(`${server.url}/graphql`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${appToken}`,
-      'content-type': 'application/json',
-      traceparent: `00-${traceId}-${CALLER_SPAN}-01`,
-    },
-    body: JSON.stringify({ query: '{ noSuchField }' }),
-  });
+  const res = await postTraced(`00-${traceId}-${CALLER_SPAN}-01`, { query: '{ noSuchField }' });
   // 200 or 400 by the Accept header (GraphQL over HTTP): the server span says which.
   expect(((await res.json()) as { errors: unknown[] }).errors).toHaveLength(1);
   const spans = await spansOf(traceId, (all) => all.some((s) => s.kind === 2));
@@ -140,14 +132,8 @@ test('a caller that does not sample its trace gets no spans recorded', async () 
   const res = await fetch(`${server.url}/healthz`, { headers: { traceparent: `00-${traceId}-${CALLER_SPAN}-00` } });
   expect(res.status).toBe(200);
   // Nor a GraphQL operation: no operation span, no SQL span beneath it.
-  const operation = await fetch(`${server.url}/graphql`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${appToken}`,
-      'content-type': 'application/json',
-      traceparent: `00-${traceId}-${CALLER_SPAN}-00`,
-    },
-    body: JSON.stringify({ query: `{ event(slug: "${SLUG}") { name } }` }),
+  const operation = await postTraced(`00-${traceId}-${CALLER_SPAN}-00`, {
+    query: `{ event(slug: "${SLUG}") { name } }`,
   });
   expect(await operation.json()).toEqual({ data: { event: { name: 'Traced Event' } } });
   // A sampled request after it: once its spans are out, the unsampled one's would have been too.
