@@ -2,6 +2,7 @@
 // (services, stores and DataLoaders), the same bearer-token resolution. Not Roster's cost and rate limits.
 import { readFileSync } from 'node:fs';
 import { createViewerLookup } from '../../dist/services/bearer.js';
+import { explorerName } from '../../dist/services/explorer-client.js';
 import { bearerToken } from '../../dist/http/bearer-auth.js';
 import { loadConfig } from '../../dist/config.js';
 import { createDb } from '../../dist/stores/database.js';
@@ -21,7 +22,9 @@ export async function peerSetup() {
   const stores = createStores(db);
   const services = createServices(stores, config);
   const identity = await createIdentity({ config, stores });
-  const bearer = createViewerLookup(stores, createAccessTokenLookup(identity));
+  const bearer = createViewerLookup(stores, createAccessTokenLookup(identity), {
+    explorerName: explorerName(config.serviceName),
+  });
   let n = 0;
   /** The GraphQL context for a request's Authorization header; throws on a bad token. */
   const contextFor = async (authorization) => {
