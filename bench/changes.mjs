@@ -11,7 +11,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { clearInterval, setInterval } from 'node:timers';
 import pg from 'pg';
 import { createDb } from '../dist/stores/database.js';
-import { AS_SHIPPED, DB_NAME, PG, post, startServer, stop } from './harness.mjs';
+import { AS_SHIPPED, SHIPPED_NODE_ARGS, DB_NAME, PG, post, startServer, stop } from './harness.mjs';
 import { clusterCpuMs, cpuMs, postmasterPid } from './proc.mjs';
 
 const REGISTRATIONS = Number(process.env.BENCH_IMPORT_REGISTRATIONS ?? 1_000_000);
@@ -299,7 +299,11 @@ async function feedPageTime() {
   const cpu = Object.fromEntries(WALKS.map((w) => [w.key, { server: [], db: [] }]));
   for (let round = 1; round <= FEED_ROUNDS; round += 1) {
     // A fresh server each round: no answer of a round before is replayed.
-    const { child, url: server } = await startServer(here('servers/roster.mjs'), { ...AS_SHIPPED, DATABASE_URL: url });
+    const { child, url: server } = await startServer(
+      here('servers/roster.mjs'),
+      { ...AS_SHIPPED, DATABASE_URL: url },
+      SHIPPED_NODE_ARGS,
+    );
     try {
       // Warm-up with another page size: its answers are never the ones measured.
       await walk(server, token, { first: 99, maxPages: 100 });

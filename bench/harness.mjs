@@ -1,6 +1,9 @@
-// What run.mjs and stages.mjs share: the database in use, server processes, requests and load.
-import { fork } from 'node:child_process';
+// What the benchmarks share: the database in use, server processes, requests and load, an earlier build.
+import { execFileSync, fork } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -22,12 +25,15 @@ const running = new Set();
 process.on('exit', () => running.forEach((child) => child.kill('SIGKILL')));
 process.on('SIGINT', () => process.exit(130));
 
-/** How the image and the README's production command start Roster (Dockerfile: NODE_OPTIONS). */
+/** How the image and the README's production command start Roster (Dockerfile: NODE_OPTIONS ...). */
 export const AS_SHIPPED = { NODE_OPTIONS: '--max-semi-space-size=8' };
+/** ... and the node flags of its CMD, which NODE_OPTIONS may not carry. */
+export const SHIPPED_NODE_ARGS = ['--heap-growing-percent=50'];
 
-export async function startServer(script, env) {
+export async function startServer(script, env, execArgv = []) {
   const port = await freePort();
   const child = fork(script, {
+    execArgv,
     // Production mode for every server alike (graphql-js, Express and Apollo all read NODE_ENV).
     env: {
       ...process.env,
@@ -99,3 +105,35 @@ export function load(url, token, sequence, duration, { tokens = [], warmUp = fal
     },
   });
 }
+
+const ROOT_DIR = new URL('../', import.meta.url).pathname;
+
+/** A git ref built once into a directory of its own (git archive, the same node_modules, tsc). */
+export function buildBase(ref) {
+  const sha = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT_DIR, encoding: 'utf8' }).trim();
+  const dir = join(tmpdir(), `roster-bench-base-${sha}`);
+  if (!existsSync(join(dir, 'dist/roster.js'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${dir}`], { cwd: ROOT_DIR });
+    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT_DIR, 'node_modules'), join(dir, 'node_modules'));
+    execFileSync(process.execPath, [join(ROOT_DIR, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: dir,
+      stdio: 'inherit',
+    });
+  }
+  return { sha, script: join(dir, 'bench/servers/roster.mjs') };
+}
+
+/** Writes one run's raw results and its table to bench/results/<name>-<database>.{json,md}, and prints the table. */
+export function saveRun(name, record, md) {
+  const path = join(ROOT_DIR, `bench/results/${name}-${PG ? 'pg' : 'sqlite'}`);
+  writeFileSync(`${path}.json`, JSON.stringify({ date: new Date().toISOString(), ...record }, null, 2));
+  writeFileSync(`${path}.md`, md);
+  console.log(`\n${md}\nwritten: ${path}.{json,md}`);
+}
+
+/** The middle of a list of figures (the upper one of an even count). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** A figure as the tables print it: thousands separated, `digits` decimals. */
+export const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -22,6 +22,7 @@ import {
 import { writeReport } from './report.mjs';
 import {
   AS_SHIPPED,
+  SHIPPED_NODE_ARGS,
   CONNECTIONS,
   DATABASE_URL,
   DB_NAME,
@@ -45,7 +46,7 @@ const list = (value) =>
     .filter(Boolean);
 
 const ALL_SERVERS = [
-  { key: 'roster', name: 'Roster', script: here('servers/roster.mjs'), env: AS_SHIPPED },
+  { key: 'roster', name: 'Roster', script: here('servers/roster.mjs'), env: AS_SHIPPED, execArgv: SHIPPED_NODE_ARGS },
   { key: 'plain', name: 'Plain (Fastify + Mercurius + jit, own SQL)', script: here('servers/plain.mjs') },
   {
     key: 'apollo',
@@ -108,7 +109,11 @@ function bodiesOf(sequence, most = Infinity) {
  * token: none the measured viewers ask), 1 s of warm-up, then the load.
  */
 async function measure(server, token, sequence, answers, duration, postmaster) {
-  const { child, url } = await startServer(server.script, { ...server.env, ANSWERS_FILE: answersFile });
+  const { child, url } = await startServer(
+    server.script,
+    { ...server.env, ANSWERS_FILE: answersFile },
+    server.execArgv,
+  );
   try {
     await checkAnswers(server, url, token, bodiesOf(sequence, 200), answers);
     await load(url, token, sequence, 1, { tokens, warmUp: true });
@@ -194,7 +199,7 @@ async function coldStartMs() {
   for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [here('../dist/server.js')], {
+  const child = spawn(process.execPath, [...SHIPPED_NODE_ARGS, here('../dist/server.js')], {
     env: {
       ...process.env,
       ...AS_SHIPPED,

@@ -4,7 +4,17 @@
 // requests answered meanwhile. BENCH_DB=pg (under scripts/with-postgres.sh) profiles it on PostgreSQL.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { WORKLOADS, createDataset } from './dataset.mjs';
-import { AS_SHIPPED, CONNECTIONS, DATABASE_URL, DB_NAME, PG, load, startServer, stop } from './harness.mjs';
+import {
+  AS_SHIPPED,
+  SHIPPED_NODE_ARGS,
+  CONNECTIONS,
+  DATABASE_URL,
+  DB_NAME,
+  PG,
+  load,
+  startServer,
+  stop,
+} from './harness.mjs';
 import { clusterCpuMs, cpuMs, mainThreadCpuMs, postmasterPid } from './proc.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
@@ -114,10 +124,14 @@ async function main() {
   mkdirSync(here('results/tmp'), { recursive: true });
   const profileFile = here(`results/tmp/stages-${process.pid}.cpuprofile`);
   const postmaster = PG ? await postmasterPid(DATABASE_URL) : null;
-  const { child, url } = await startServer(here('servers/roster-profiled.mjs'), {
-    ...AS_SHIPPED,
-    PROFILE_FILE: profileFile,
-  });
+  const { child, url } = await startServer(
+    here('servers/roster-profiled.mjs'),
+    {
+      ...AS_SHIPPED,
+      PROFILE_FILE: profileFile,
+    },
+    SHIPPED_NODE_ARGS,
+  );
   let result, cpu, mainCpu, dbCpu;
   try {
     await load(url, token, sequence, 2, { tokens, warmUp: true }); // compiled, cached, connections open

@@ -18,7 +18,7 @@ import { createStores } from '../dist/stores/stores.js';
 import { createIdentity } from '../dist/oidc/provider.js';
 import { NdjsonImporter } from '../dist/services/import/ndjson-import.js';
 import { mintAccessToken } from '../dist/oidc/mint-token.js';
-import { AS_SHIPPED, DB_NAME, PG, freePort } from './harness.mjs';
+import { AS_SHIPPED, SHIPPED_NODE_ARGS, DB_NAME, PG, freePort } from './harness.mjs';
 import { clusterCpuMs, cpuMs, postmasterPid } from './proc.mjs';
 
 const list = (value, fallback) =>
@@ -149,7 +149,7 @@ async function startRoster(databaseUrl) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child = track(
-    spawn(process.execPath, [here('../dist/server.js')], {
+    spawn(process.execPath, [...SHIPPED_NODE_ARGS, here('../dist/server.js')], {
       env: {
         ...process.env,
         ...AS_SHIPPED,

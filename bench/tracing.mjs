@@ -6,39 +6,33 @@
 //         reads and discards them;
 //   unsampled  (BENCH_TRACING_UNSAMPLED=1) tracing on with OTEL_TRACES_SAMPLER=always_off.
 // The sink also counts what reached it while each server ran: nothing, unless tracing is on.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { WORKLOADS, createDataset } from './dataset.mjs';
-import { AS_SHIPPED, CONNECTIONS, DATABASE_URL, DB_NAME, PG, load, post, startServer, stop } from './harness.mjs';
+import {
+  AS_SHIPPED,
+  SHIPPED_NODE_ARGS,
+  CONNECTIONS,
+  buildBase,
+  DATABASE_URL,
+  DB_NAME,
+  fmt,
+  median,
+  saveRun,
+  load,
+  post,
+  startServer,
+  stop,
+} from './harness.mjs';
 import { cpuMs } from './proc.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BASE_REF = process.env.BENCH_TRACING_BASE;
 const here = (path) => new URL(path, import.meta.url).pathname;
-const ROOT = here('../');
 const sequence = WORKLOADS.rotating.sequence;
 /** Unset whatever the shell holds: each variant says what it traces. */
 const NO_TRACING = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '', OTEL_SDK_DISABLED: '' };
-
-/** The ref built once into a directory of its own (git archive, the same node_modules, tsc). */
-function buildBase(ref) {
-  const sha = execFileSync('git', ['rev-parse', '--short', ref], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dir = join(tmpdir(), `roster-bench-base-${sha}`);
-  if (!existsSync(join(dir, 'dist/roster.js'))) {
-    mkdirSync(dir, { recursive: true });
-    execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C ${dir}`], { cwd: ROOT });
-    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: dir,
-      stdio: 'inherit',
-    });
-  }
-  return { sha, script: join(dir, 'bench/servers/roster.mjs') };
-}
 
 /** An OTLP/HTTP collector that reads every export and throws it away. */
 async function startSink() {
@@ -55,7 +49,11 @@ async function startSink() {
 }
 
 async function measure(variant, token, sink) {
-  const { child, url } = await startServer(variant.script, { ...AS_SHIPPED, RESPONSE_CACHE_MB: '0', ...variant.env });
+  const { child, url } = await startServer(
+    variant.script,
+    { ...AS_SHIPPED, RESPONSE_CACHE_MB: '0', ...variant.env },
+    SHIPPED_NODE_ARGS,
+  );
   try {
     for (const body of new Set(sequence)) {
       const text = await (await post(url, token, body)).text();
@@ -82,10 +80,6 @@ async function measure(variant, token, sink) {
     await stop(child);
   }
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmt = (n, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
   const base = BASE_REF ? buildBase(BASE_REF) : undefined;
@@ -166,13 +160,7 @@ async function main() {
     ...rows,
     '',
   ].join('\n');
-  const path = here(`results/tracing-${PG ? 'pg' : 'sqlite'}`);
-  writeFileSync(
-    `${path}.json`,
-    JSON.stringify({ date: new Date().toISOString(), machine, load0, summary, runs }, null, 2),
-  );
-  writeFileSync(`${path}.md`, md);
-  console.log(`\n${md}\nwritten: ${path}.{json,md}`);
+  saveRun('tracing', { machine, load0, summary, runs }, md);
 }
 
 main().catch((err) => {

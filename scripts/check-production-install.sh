@@ -29,7 +29,8 @@ line=$(stage 1 | sed -nE 's/^FROM node:([0-9]+)[^ ]* AS build$/\1/p')
 [ -n "$line" ] || fail "the Dockerfile's first stage is not 'FROM node:<major>... AS build'"
 have=$(node -p 'process.versions.node.split(".")[0]')
 [ "$have" = "$line" ] || fail "the image builds on Node.js $line, this is $(node --version): PATH=\"\$(scripts/install-node.sh $line):\$PATH\""
-stage 2 | grep -qFx 'CMD ["node", "dist/server.js"]' || fail "the runtime stage no longer starts node dist/server.js"
+stage 2 | grep -qFx 'CMD ["node", "--heap-growing-percent=50", "dist/server.js"]' ||
+  fail "the runtime stage no longer starts node --heap-growing-percent=50 dist/server.js (docs/operations.md: Production)"
 NODE_FLAGS=$(stage 2 | sed -nE 's/^ENV NODE_OPTIONS=(.*)$/\1/p')
 [ "$NODE_FLAGS" = "--max-semi-space-size=8" ] || fail "the runtime stage no longer sets NODE_OPTIONS=--max-semi-space-size=8 (docs/operations.md: Production)"
 
@@ -86,7 +87,7 @@ echo "== node dist/server.js, NODE_ENV=production, on $BASE_URL"
 (
   cd "$RUNTIME"
   exec env -u DATABASE_URL -u LOG_LEVEL NODE_ENV=production NODE_OPTIONS="$NODE_FLAGS" HOST=127.0.0.1 PORT="$PORT" \
-    BASE_URL="$BASE_URL" node dist/server.js
+    BASE_URL="$BASE_URL" node --heap-growing-percent=50 dist/server.js
 ) >"$LOG" 2>&1 &
 SERVER_PID=$!
 
