@@ -177,6 +177,23 @@ test('the rate limit is shared: points spent at one instance are gone at the oth
   expect((await ask(b().url)).status).toBe(429);
 });
 
+/** The registrants' names of an event's first page, as `token` reads them at `url`. */
+async function registrantNames(url: string, token: string, slug: string): Promise<string[]> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      query:
+        'query($slug: String!) { event(slug: $slug) { registrations(first: 5) { nodes { registrant { name } } } } }',
+      variables: { slug },
+    }),
+  });
+  const body = (await res.json()) as {
+    data: { event: { registrations: { nodes: { registrant: { name: string } }[] } } };
+  };
+  return body.data.event.registrations.nodes.map((n) => n.registrant.name);
+}
+
 test('an answer replayed at both instances is recomputed at both after a write by the CLI', async () => {
   const owner = await stores.users.create({ email: 'cached@example.com', name: 'Cached Owner' });
   const registrant = await stores.users.create({ email: 'guest@example.com', name: 'Guest Before' });
@@ -187,24 +204,32 @@ test('an answer replayed at both instances is recomputed at both after a write b
     name: 'Cache',
     redirectUris: ['https://c.example/cb'],
   });
-  const names = async (url: string) => {
-    const res = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        query: '{ event(slug: "cached-event") { registrations(first: 5) { nodes { registrant { name } } } } }',
-      }),
-    });
-    const body = (await res.json()) as {
-      data: { event: { registrations: { nodes: { registrant: { name: string } }[] } } };
-    };
-    return body.data.event.registrations.nodes.map((n) => n.registrant.name);
-  };
+  const names = (url: string) => registrantNames(url, appToken, 'cached-event');
   for (const instance of [a(), b(), a(), b()]) expect(await names(instance.url)).toEqual(['Guest Before']);
   const updated = await cli(database.url, ['user', 'update', '--user', 'guest@example.com', '--name', 'Guest After']);
   expect(updated.code).toBe(0);
   expect(await names(b().url)).toEqual(['Guest After']);
   expect(await names(a().url)).toEqual(['Guest After']);
+});
+
+test('a registration added or removed elsewhere shows at both instances at once', async () => {
+  const owner = await stores.users.create({ email: 'doors@example.com', name: 'Doors Owner' });
+  const guest = await stores.users.create({ email: 'walkin@example.com', name: 'Walk In' });
+  const event = await stores.events.create({ slug: 'doors-open', name: 'Doors', organizerIds: [owner.id] });
+  const { appToken } = await stores.apps.create({
+    ownerId: owner.id,
+    name: 'Doors',
+    redirectUris: ['https://d.example/cb'],
+  });
+  const names = (url: string) => registrantNames(url, appToken, 'doors-open');
+  for (const instance of [a(), b(), a(), b()]) expect(await names(instance.url)).toEqual([]);
+  // Written by this process, as a third instance would: neither server took part.
+  await stores.registrations.create(event.id, guest.id);
+  expect(await names(b().url)).toEqual(['Walk In']);
+  expect(await names(a().url)).toEqual(['Walk In']);
+  await stores.registrations.delete(event.id, guest.id);
+  expect(await names(a().url)).toEqual([]);
+  expect(await names(b().url)).toEqual([]);
 });
 
 /** A load balancer in miniature: forwards every request, unchanged, to whichever instance `pick` names. */

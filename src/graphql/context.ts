@@ -39,5 +39,6 @@ export function viewerReads(
 }
 
 export function buildContext(viewer: Viewer, services: Services, requestId: string, info: RequestInfo): GraphQLContext {
-  return { ...viewerReads(viewer, services), services, requestId, info, cost: { requested: 0, nodes: 0 } };
+  const reads = viewerReads(viewer, services, createLoaders(services, info.reads));
+  return { ...reads, services, requestId, info, cost: { requested: 0, nodes: 0 } };
 }

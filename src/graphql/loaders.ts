@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Services } from '../services/services.js';
 import type { EventRow, RegistrationWithRegistrant, UserRow } from '../stores/types.js';
+import type { AnswerReads } from '../lib/answer-reads.js';
 
 /**
  * Per-request batching: one SQL statement per kind of lookup, whatever the page size. Each loader is made on
@@ -15,7 +16,11 @@ export class Loaders {
   #registeredEventIds?: DataLoader<number, number[]>;
   #registrationCount?: DataLoader<number, number>;
 
-  constructor(private readonly services: Services) {}
+  /** `reads`: where an answer that may be replayed records the registrations it reads. */
+  constructor(
+    private readonly services: Services,
+    private readonly reads?: AnswerReads,
+  ) {}
 
   get eventBySlug(): DataLoader<string, EventRow | null> {
     return (this.#eventBySlug ??= new DataLoader(async (slugs) => {
@@ -47,6 +52,7 @@ export class Loaders {
 
   get registrationById(): DataLoader<number, RegistrationWithRegistrant | null> {
     return (this.#registrationById ??= new DataLoader(async (ids) => {
+      if (this.reads) this.reads.anyRegistration = true;
       const rows = new Map((await this.services.registrations.findManyWithRegistrant(ids)).map((r) => [r.id, r]));
       return ids.map((id) => rows.get(id) ?? null);
     }));
@@ -54,6 +60,7 @@ export class Loaders {
 
   get registeredEventIds(): DataLoader<number, number[]> {
     return (this.#registeredEventIds ??= new DataLoader(async (userIds) => {
+      for (const id of userIds) this.reads?.users.add(id);
       const byUser = await this.services.registrations.eventIdsOfMany(userIds);
       return userIds.map((id) => byUser.get(id) ?? []);
     }));
@@ -61,10 +68,11 @@ export class Loaders {
 
   get registrationCount(): DataLoader<number, number> {
     return (this.#registrationCount ??= new DataLoader(async (eventIds) => {
+      for (const id of eventIds) this.reads?.events.add(id);
       const counts = await this.services.registrations.counts(eventIds);
       return eventIds.map((id) => counts.get(id) ?? 0);
     }));
   }
 }
 
-export const createLoaders = (services: Services): Loaders => new Loaders(services);
+export const createLoaders = (services: Services, reads?: AnswerReads): Loaders => new Loaders(services, reads);

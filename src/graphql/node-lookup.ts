@@ -16,7 +16,9 @@ async function eventNode(id: number, { loaders, access }: GraphQLContext): Promi
 }
 
 /** As `Event.registrations` reaches it: only for whoever may read that event's registrations. */
-async function registrationNode(id: number, { services, access }: GraphQLContext) {
+async function registrationNode(id: number, { services, access, info }: GraphQLContext) {
+  // By id, missing ones too: any registration added or removed may change the answer.
+  if (info.reads) info.reads.anyRegistration = true;
   const row = await services.registrations.findWithRegistrant(id);
   const readable = row && (await access.registrations(row.eventId));
   return readable ? { row, showEmail: readable.showEmail } : null;

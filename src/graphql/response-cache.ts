@@ -6,6 +6,7 @@ import { requestInfo } from '../http/locals.js';
 import { RateLimited, type RateLimiter } from '../services/rate-limit.js';
 import { rateLimitHeaders, sendRateLimited } from '../http/rate-limit-headers.js';
 import type { Viewer } from '../services/viewer.js';
+import { AnswerReads } from '../lib/answer-reads.js';
 
 /** An answer as Apollo sent it, and what replaying it needs. */
 interface Entry {
@@ -17,12 +18,24 @@ interface Entry {
   etag: string;
   /** The data epoch read before the answer was computed: it is current only while the epoch is. */
   dataEpoch: string;
+  /** The registrations it read: a registration added or removed there drops it. */
+  reads: AnswerReads;
   cost: number;
   operationName?: string;
 }
 
 /** An answer larger than this (a rare huge page) is not kept at all. */
 const MAX_ENTRY_BYTES = 1024 * 1024;
+
+/** Changes read at once to catch up with the log; past this many (an import) every answer is dropped instead. */
+const MAX_CHANGES_READ = 1000;
+
+/** The events and users of the changes after one log position through another; undefined past `limit`. */
+export type TouchedBetween = (
+  after: number,
+  through: number,
+  limit: number,
+) => Promise<{ eventId: number; userId: number | null }[] | undefined>;
 
 /** Everything an answer may depend on besides the data: who asks, with which grants, and how. */
 const viewerKey = (v: Viewer): string =>
@@ -36,30 +49,98 @@ const keyOf = (req: Request, viewer: Viewer): string =>
   `${viewerKey(viewer)}\n${req.headers.accept ?? ''}\n${JSON.stringify(req.body)}`;
 
 /**
- * Replays an answer already computed for the same viewer, document, variables and Accept header while the
- * database's data epoch has not moved (triggers bump it on every write that an answer could show, from any
- * instance or the CLI), so an answer is never stale. A replay still passes every check before it (token,
- * CORS, body limits) and spends the answer's cost from the owner's budget; Apollo runs only on a miss.
- * Only complete answers are kept: no errors, and no field that changes by itself (`rateLimit`).
+ * Replays an answer already computed for the same viewer, document, variables and Accept header while it is
+ * current, so an answer is never stale. Triggers record every write an answer could show, from any instance
+ * or the CLI, in the same transaction: a registration added or removed in the change log, anything else by
+ * moving the data epoch. Before each lookup the cache reads the log up to the head the request saw and drops
+ * the answers that read that event's or that user's registrations (or registrations by id); a moved data
+ * epoch drops every answer. A replay still passes every check before it (token, CORS, body limits) and spends
+ * the answer's cost from the owner's budget; Apollo runs only on a miss. Only complete answers are kept: no
+ * errors, and no field that changes by itself (`rateLimit`).
  */
-export function responseCache(limiter: RateLimiter, megabytes: number) {
+export function responseCache(limiter: RateLimiter, megabytes: number, touchedBetween: TouchedBetween) {
   const pass = (_req: Request, _res: Response, next: NextFunction) => next();
   if (megabytes === 0) return pass;
+
+  // The answers that read each event's and each user's registrations, and those that read them by id.
+  const byEvent = new Map<number, Set<string>>();
+  const byUser = new Map<number, Set<string>>();
+  const byAnyRegistration = new Set<string>();
+  const listed = (map: Map<number, Set<string>>, id: number) => {
+    let keys = map.get(id);
+    if (!keys) map.set(id, (keys = new Set()));
+    return keys;
+  };
+  const unlist = (map: Map<number, Set<string>>, id: number, key: string) => {
+    const keys = map.get(id);
+    if (keys?.delete(key) && keys.size === 0) map.delete(id);
+  };
+
   const cache = new LRUCache<string, Entry>({
     maxSize: megabytes * 1024 * 1024,
     maxEntrySize: Math.min(MAX_ENTRY_BYTES, megabytes * 1024 * 1024),
-    sizeCalculation: (entry, key) => (entry.body.length + key.length) * 2 + 256,
+    sizeCalculation: ({ body, reads }, key) =>
+      (body.length + key.length) * 2 + (reads.events.size + reads.users.size) * 64 + 256,
+    // Evicted, replaced or dropped: no change finds it any more.
+    dispose: ({ reads }, key) => {
+      for (const id of reads.events) unlist(byEvent, id, key);
+      for (const id of reads.users) unlist(byUser, id, key);
+      if (reads.anyRegistration) byAnyRegistration.delete(key);
+    },
   });
+  const drop = (keys: Set<string> | undefined) => {
+    if (keys) for (const key of [...keys]) cache.delete(key);
+  };
+
+  // Every change through this log position has dropped the answers it touched (undefined: none read yet, and
+  // nothing kept). One catch-up at a time; it only moves forward.
+  let caughtUp: number | undefined;
+  let catchingUp: Promise<void> | undefined;
+  const advance = async (through: number): Promise<void> => {
+    if (caughtUp !== undefined && through > caughtUp) {
+      const touched = await touchedBetween(caughtUp, through, MAX_CHANGES_READ);
+      if (touched === undefined) {
+        cache.clear();
+        byEvent.clear();
+        byUser.clear();
+        byAnyRegistration.clear();
+      } else {
+        for (const { eventId, userId } of touched) {
+          drop(byEvent.get(eventId));
+          if (userId !== null) drop(byUser.get(userId));
+        }
+        if (touched.length > 0) drop(byAnyRegistration);
+      }
+    }
+    caughtUp = Math.max(caughtUp ?? through, through);
+  };
+  const catchUp = async (head: number): Promise<number> => {
+    while (caughtUp === undefined || caughtUp < head) {
+      catchingUp ??= advance(head).finally(() => (catchingUp = undefined));
+      await catchingUp;
+    }
+    return caughtUp;
+  };
 
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const dataEpoch = res.locals.epochs?.data;
-    if (req.method !== 'POST' || dataEpoch === undefined) return next();
+    const epochs = res.locals.epochs;
+    if (req.method !== 'POST' || epochs === undefined) return next();
+    const dataEpoch = epochs.data;
+    let basis: number;
+    try {
+      basis = await catchUp(Number(epochs.changes));
+    } catch (err) {
+      return next(err);
+    }
     const viewer = viewerOf(res);
     const key = keyOf(req, viewer);
     const hit = cache.get(key);
     if (hit?.dataEpoch === dataEpoch) return replay(hit);
     if (hit) cache.delete(key);
-    requestInfo(res).replay = 'miss';
+    const reads = new AnswerReads();
+    const missed = requestInfo(res);
+    missed.replay = 'miss';
+    missed.reads = reads;
 
     const send = res.send.bind(res);
     res.send = (body?: unknown) => {
@@ -69,8 +150,25 @@ export function responseCache(limiter: RateLimiter, megabytes: number) {
         const etag = (req.app.get('etag fn') as (body: string, encoding: string) => string)(body, 'utf8');
         res.set('ETag', etag);
         const contentType = String(res.get('Content-Type'));
-        const entry = { body, bytes: Buffer.byteLength(body), contentType, etag, dataEpoch, cost: info.cost ?? 1 };
-        cache.set(key, info.operationName === undefined ? entry : { ...entry, operationName: info.operationName });
+        // Read after every change through `basis`: kept only if no later change was applied without it.
+        if (caughtUp === basis) {
+          const entry: Entry = {
+            body,
+            bytes: Buffer.byteLength(body),
+            contentType,
+            etag,
+            dataEpoch,
+            reads,
+            cost: info.cost ?? 1,
+          };
+          if (info.operationName !== undefined) entry.operationName = info.operationName;
+          cache.set(key, entry);
+          if (cache.peek(key) === entry) {
+            for (const id of reads.events) listed(byEvent, id).add(key);
+            for (const id of reads.users) listed(byUser, id).add(key);
+            if (reads.anyRegistration) byAnyRegistration.add(key);
+          }
+        }
       }
       return send(body);
     };

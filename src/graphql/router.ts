@@ -143,7 +143,9 @@ export async function createGraphqlRouter(
     refuseBatches,
     refuseDeepParameters,
     // A replay answers its own If-None-Match; the hook Express's send consults is for Apollo's answers.
-    responseCache(deps.limiter, deps.config.responseCacheMb),
+    responseCache(deps.limiter, deps.config.responseCacheMb, (after, through, limit) =>
+      deps.services.changes.touched(after, through, limit),
+    ),
     conditionalRequests,
     apolloMiddleware,
   );

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import type { Viewer } from '../services/viewer.js';
 import type { Epochs } from '../stores/epoch-store.js';
+import type { AnswerReads } from '../lib/answer-reads.js';
 
 /** What the rest of the request learns for the log line: set by the GraphQL plugins. */
 export interface RequestInfo {
@@ -14,6 +15,8 @@ export interface RequestInfo {
   cacheable?: boolean;
   /** The replay cache was consulted: `hit` replayed an answer, `miss` left it to Apollo. */
   replay?: 'hit' | 'miss';
+  /** Set by the replay cache on a miss: the registrations the answer reads, recorded as it reads them. */
+  reads?: AnswerReads;
 }
 
 // Everything a request carries from one step to the next lives in res.locals, declared here and nowhere else.

@@ -32,6 +32,15 @@ export class ChangeFeed {
     private readonly retentionDays: number,
   ) {}
 
+  /** The events and users changes after `after` through `through` touched; undefined when over `limit`. */
+  touched(
+    after: number,
+    through: number,
+    limit: number,
+  ): Promise<{ eventId: number; userId: number | null }[] | undefined> {
+    return this.stores.changes.touched(after, through, limit);
+  }
+
   /** Drops the changes older than the retention; returns how many. */
   prune(now = Date.now()): Promise<number> {
     return this.stores.changes.prune(now - this.retentionDays * 24 * 60 * 60 * 1000);

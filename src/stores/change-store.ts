@@ -63,6 +63,24 @@ export class ChangeStore {
     return (await query).map(toChange);
   }
 
+  /**
+   * The events and users of the changes from `after` (excluded) to `through` (included), or undefined when there
+   * are more than `limit` of them. One statement; the replay cache's only read of the log.
+   */
+  async touched(
+    after: number,
+    through: number,
+    limit: number,
+  ): Promise<{ eventId: number; userId: number | null }[] | undefined> {
+    const rows = await this.db('changes')
+      .select('event_id', 'user_id')
+      .where('position', '>', after)
+      .where('position', '<=', through)
+      .limit(limit + 1);
+    if (rows.length > limit) return undefined;
+    return rows.map((r: Raw) => ({ eventId: Number(r.event_id), userId: numOrNull(r.user_id) }));
+  }
+
   /** Changes after `after`, in position order, at most `limit`. */
   async after(after: number, limit: number, filter: ChangeFilter = {}): Promise<ChangeRow[]> {
     const query = this.db('changes').where('position', '>', after).orderBy('position').limit(limit);

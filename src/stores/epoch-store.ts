@@ -7,11 +7,13 @@ import { endQuerySpan, startQuerySpan } from './query-spans.js';
 export interface Epochs {
   /** Bumped by every write that may end a bearer token. */
   auth: string;
-  /** Bumped by every write to a table a GraphQL answer is read from. */
+  /** Bumped by every write to a table a GraphQL answer is read from, but a registration added or removed. */
   data: string;
+  /** The change log's newest position: where a registration added or removed is told. */
+  changes: string;
 }
 
-type Row = { auth: number | string; data: number | string } | undefined;
+type Row = { auth: number | string; data: number | string; changes: number | string | null } | undefined;
 
 /** The part of knex's client the pooled read uses (a pg connection is node-postgres's Client). */
 interface PooledClient {
@@ -19,7 +21,14 @@ interface PooledClient {
   releaseConnection(conn: unknown): Promise<unknown>;
 }
 
-const READ = 'SELECT a.value AS auth, d.value AS data FROM auth_epoch a, data_epoch d WHERE a.id = 1 AND d.id = 1';
+// The log's head as ChangeStore.bounds() reads it: pruning may have emptied the log, never lowered its head.
+const READ =
+  'SELECT a.value AS auth, d.value AS data, coalesce(c.newest, s.pruned_through) AS changes' +
+  ' FROM auth_epoch a, data_epoch d, change_log_state s, (SELECT max(position) AS newest FROM changes) c' +
+  ' WHERE a.id = 1 AND d.id = 1 AND s.id = 1';
+
+/** knex's raw result: SQLite's rows, or node-postgres's result. */
+const firstRow = (result: Row[] | { rows: Row[] }): Row => (Array.isArray(result) ? result[0] : result.rows[0]);
 
 export class EpochStore {
   /** Concurrent requests share a read that started after they arrived: one round trip serves them all. */
@@ -27,7 +36,7 @@ export class EpochStore {
 
   constructor(private readonly db: Db) {}
 
-  /** Both values in one statement, as strings (PostgreSQL returns bigint as one). Every API request reads them. */
+  /** All three in one statement, as strings (PostgreSQL returns bigint as one). Every API request reads them. */
   async current(): Promise<Epochs> {
     // SQLite: straight on the idle connection (a prepared statement, a few µs), not through knex's pool.
     const conn = idleSqliteConnection(this.db);
@@ -35,14 +44,10 @@ export class EpochStore {
       ? this.readSqlite(conn)
       : // SQLite's one connection busy (a transaction open on it) or not opened yet: wait for it through knex.
         isSqlite(this.db) || this.db.isTransaction
-        ? await this.db
-            .first<Row>({ auth: 'a.value', data: 'd.value' })
-            .from({ a: 'auth_epoch' })
-            .crossJoin({ d: 'data_epoch' } as never)
-            .where({ 'a.id': 1, 'd.id': 1 })
+        ? firstRow(await this.db.raw(READ))
         : await this.sharedPgRead();
-    if (!row) throw new Error('auth_epoch or data_epoch has no row: run the migrations');
-    return { auth: String(row.auth), data: String(row.data) };
+    if (!row) throw new Error('auth_epoch, data_epoch or change_log_state has no row: run the migrations');
+    return { auth: String(row.auth), data: String(row.data), changes: String(row.changes ?? 0) };
   }
 
   /** Outside knex, so outside its query events: the span is made here (when a request is being traced). */

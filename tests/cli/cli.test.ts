@@ -28,6 +28,7 @@ beforeAll(async () => {
       '20261129000000_audit_log',
       '20261130000000_client_token_epoch',
       '20261130010000_personal_tokens',
+      '20261201000000_registrations_keep_answers',
     ],
   });
   db = createDb(database.url);

@@ -32,12 +32,13 @@ const fieldResolvers = Object.fromEntries(
 export const Event: EventResolvers = {
   id: (event) => globalId('Event', event.id),
   ...fieldResolvers,
-  async registrations(event, args, { access, services, cost }) {
+  async registrations(event, args, { access, services, cost, info }) {
     const readable = await access.registrations(event.id);
     if (!readable) {
       throw new ForbiddenError('Only the organizers of this event may read its registrations.');
     }
     const { size, ...range } = pageRequest(args, 'registrations');
+    info.reads?.events.add(event.id);
     const page = await services.registrations.window(event.id, size, range);
     cost.nodes += page.rows.length;
     return { eventId: event.id, page, showEmail: readable.showEmail };

@@ -14,6 +14,7 @@ import * as changeNotify from './20261128000000_change_notify.js';
 import * as auditLog from './20261129000000_audit_log.js';
 import * as clientTokenEpoch from './20261130000000_client_token_epoch.js';
 import * as personalTokens from './20261130010000_personal_tokens.js';
+import * as registrationsKeepAnswers from './20261201000000_registrations_keep_answers.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '20261129000000_audit_log': auditLog,
   '20261130000000_client_token_epoch': clientTokenEpoch,
   '20261130010000_personal_tokens': personalTokens,
+  '20261201000000_registrations_keep_answers': registrationsKeepAnswers,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,168 @@
+import { globalId } from '../../src/lib/ids.js';
+import { cli } from '../helpers/cli.js';
+import { useSeededServer } from '../helpers/fixtures.js';
+import { gql, SEED_QUERY } from '../helpers/graphql.js';
+import { sqlDuring } from '../helpers/sql.js';
+
+// A registration added or removed drops only the replayed answers that read that event's registrations, that
+// user's, or registrations by id (the change log says which); every other answer is still replayed, and no
+// answer is ever stale, whoever wrote (this process, the CLI).
+const t = useSeededServer({ RATE_LIMIT_POINTS: '100000' });
+const PUBLIC = { slug: 'public-meetup' };
+const PRIVATE = { slug: 'private-retreat' };
+const NAME_QUERY = 'query($slug: String!) { event(slug: $slug) { name } }';
+const COUNT_QUERY = 'query($slug: String!) { event(slug: $slug) { registrations(first: 1) { totalCount } } }';
+
+type Answer = Awaited<ReturnType<typeof gql>>;
+
+/** The statements an answer runs that read events, registrations or users: none for a replay. */
+async function dataStatements(fn: () => Promise<unknown>): Promise<string[]> {
+  const { sql } = await sqlDuring(t.server.db, fn);
+  return sql.filter((s) => /\b(events|registrations|event_organizers|users)\b/i.test(s));
+}
+
+/** Asks twice: the second answer must be a replay of the first. */
+async function cached(query: string, variables?: Record<string, unknown>, token = t.fx.tokens.organizerUser) {
+  const first = await gql(t.server, token, query, variables);
+  expect(first.status).toBe(200);
+  await expectReplay(first, query, variables, token);
+  return first;
+}
+
+async function expectReplay(
+  before: Answer,
+  query: string,
+  variables?: Record<string, unknown>,
+  token = t.fx.tokens.organizerUser,
+) {
+  let again!: Answer;
+  expect(await dataStatements(async () => (again = await gql(t.server, token, query, variables)))).toEqual([]);
+  expect(again.text).toBe(before.text);
+}
+
+/** Asks once: the answer must be computed afresh. */
+async function computed(query: string, variables?: Record<string, unknown>, token = t.fx.tokens.organizerUser) {
+  let answer!: Answer;
+  expect(await dataStatements(async () => (answer = await gql(t.server, token, query, variables)))).not.toEqual([]);
+  expect(answer.status).toBe(200);
+  return answer;
+}
+
+const registrantNames = (answer: Answer) =>
+  (
+    answer.body.data as { event: { registrations: { nodes: { registrant: { name: string } }[] } } }
+  ).event.registrations.nodes.map((n) => n.registrant.name);
+
+test("a registration added or removed drops its event's answers and keeps the other event's", async () => {
+  const publicNames = await cached(SEED_QUERY, PUBLIC);
+  const publicName = await cached(NAME_QUERY, PUBLIC);
+  const privateNames = await cached(SEED_QUERY, PRIVATE);
+  expect(registrantNames(privateNames)).toEqual(['Ann Active']);
+  const pat = t.fx.registrants[1]!;
+
+  await t.server.stores.registrations.create(t.fx.privateEvent.id, pat.id);
+  await expectReplay(publicNames, SEED_QUERY, PUBLIC);
+  await expectReplay(publicName, NAME_QUERY, PUBLIC);
+  const added = await computed(SEED_QUERY, PRIVATE);
+  expect(registrantNames(added)).toEqual(['Ann Active', 'Pat Pending']);
+
+  await t.server.stores.registrations.delete(t.fx.privateEvent.id, pat.id);
+  await expectReplay(publicNames, SEED_QUERY, PUBLIC);
+  expect(registrantNames(await computed(SEED_QUERY, PRIVATE))).toEqual(['Ann Active']);
+});
+
+test("a registration by the CLI drops its event's answers at once and keeps the other event's", async () => {
+  const publicNames = await cached(SEED_QUERY, PUBLIC);
+  const before = await cached(COUNT_QUERY, PRIVATE);
+  const count = (a: Answer) =>
+    (a.body.data as { event: { registrations: { totalCount: number } } }).event.registrations.totalCount;
+  const url = t.server.config.databaseUrl;
+  const made = await cli(url, ['registration', 'create', '--event', 'private-retreat', '--user', 'pat@example.com']);
+  expect(made.code).toBe(0);
+  expect(count(await computed(COUNT_QUERY, PRIVATE))).toBe(count(before) + 1);
+  await expectReplay(publicNames, SEED_QUERY, PUBLIC);
+  const removed = await cli(url, ['registration', 'delete', '--event', 'private-retreat', '--user', 'pat@example.com']);
+  expect(removed.code).toBe(0);
+  expect(count(await computed(COUNT_QUERY, PRIVATE))).toBe(count(before));
+});
+
+test('a registration looked up by id before it existed is shown once it does', async () => {
+  const last = Number(
+    await t.server
+      .db('registrations')
+      .max('id as m')
+      .first()
+      .then((r) => r?.m),
+  );
+  // The next ids the database may hand out (ids of rows deleted before are not handed out again).
+  const ids = Array.from({ length: 50 }, (_, i) => globalId('Registration', last + 1 + i));
+  const query = `{ nodes(ids: ${JSON.stringify(ids)}) { id } }`;
+  const missing = await cached(query);
+  expect(missing.body.data).toEqual({ nodes: ids.map(() => null) });
+  // Any event: the answer cannot know which one the next registration goes to.
+  const made = await t.server.stores.registrations.create(t.fx.privateEvent.id, t.fx.registrants[2]!.id);
+  const found = await computed(query);
+  expect((found.body.data as { nodes: ({ id: string } | null)[] }).nodes.filter(Boolean)).toEqual([
+    { id: globalId('Registration', made.id) },
+  ]);
+  await t.server.stores.registrations.delete(t.fx.privateEvent.id, t.fx.registrants[2]!.id);
+  expect((await computed(query)).body.data).toEqual({ nodes: ids.map(() => null) });
+});
+
+test('a registrant an organizer could not reach is shown once registered for their event', async () => {
+  const user = await t.server.stores.users.create({ email: 'walkin@example.com', name: 'Walk In' });
+  const query = `{ node(id: "${user.uid}") { ... on Registrant { name } } }`;
+  expect((await cached(query)).body.data).toEqual({ node: null });
+  const publicNames = await cached(SEED_QUERY, PUBLIC);
+  await t.server.stores.registrations.create(t.fx.privateEvent.id, user.id);
+  expect((await computed(query)).body.data).toEqual({ node: { name: 'Walk In' } });
+  // The public event's answer read neither that event nor that user.
+  await expectReplay(publicNames, SEED_QUERY, PUBLIC);
+  await t.server.stores.registrations.delete(t.fx.privateEvent.id, user.id);
+  expect((await computed(query)).body.data).toEqual({ node: null });
+});
+
+test("the change feed's answer moves with every registration, of any event", async () => {
+  const query = '{ changes(first: 1000) { nodes { type } pageInfo { endCursor } } }';
+  const before = await cached(query);
+  const publicName = await cached(NAME_QUERY, PUBLIC);
+  await t.server.stores.registrations.create(t.fx.privateEvent.id, t.fx.registrants[3]!.id);
+  const after = await computed(query);
+  expect(after.text).not.toBe(before.text);
+  expect(after.text).toContain('REGISTRATION_CREATED');
+  await expectReplay(publicName, NAME_QUERY, PUBLIC);
+  await t.server.stores.registrations.delete(t.fx.privateEvent.id, t.fx.registrants[3]!.id);
+});
+
+test('more registrations at once than the cache reads (an import) drop every answer, and none is stale', async () => {
+  const event = await t.server.stores.events.create({
+    slug: 'bulk-day',
+    name: 'Bulk Day',
+    organizerIds: [t.fx.organizer.id],
+  });
+  const now = Date.now();
+  const users = Array.from({ length: 1001 }, (_, i) => ({
+    uid: `u_bulk_${i}`,
+    email: `bulk${i}@example.com`,
+    email_normalized: `bulk${i}@example.com`,
+    email_verified: false,
+    name: `Bulk ${i}`,
+    activation_state: 'active',
+    created_at: now,
+    updated_at: now,
+  }));
+  await t.server.db.batchInsert('users', users, 200);
+  const publicNames = await cached(SEED_QUERY, PUBLIC);
+  const bulkCount = await cached(COUNT_QUERY, { slug: 'bulk-day' });
+  expect(bulkCount.body.data).toEqual({ event: { registrations: { totalCount: 0 } } });
+  // One statement: 1,001 changes past the head the cache last read.
+  await t.server.db.raw(
+    "INSERT INTO registrations (event_id, user_id, created_at) SELECT ?, id, ? FROM users WHERE uid LIKE 'u_bulk_%'",
+    [event.id, now],
+  );
+  expect((await computed(COUNT_QUERY, { slug: 'bulk-day' })).body.data).toEqual({
+    event: { registrations: { totalCount: 1001 } },
+  });
+  // Dropped with the rest, though it read neither: computed again, the same answer.
+  expect((await computed(SEED_QUERY, PUBLIC)).text).toBe(publicNames.text);
+});
