@@ -79,8 +79,9 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
   const cache = new LRUCache<string, Entry>({
     maxSize: megabytes * 1024 * 1024,
     maxEntrySize: Math.min(MAX_ENTRY_BYTES, megabytes * 1024 * 1024),
+    // An id read costs a slot in the answer's Set and one in the index's (with its Map entry when first).
     sizeCalculation: ({ body, reads }, key) =>
-      (body.length + key.length) * 2 + (reads.events.size + reads.users.size) * 64 + 256,
+      (body.length + key.length) * 2 + (reads.events.size + reads.users.size) * 200 + 512,
     // Evicted, replaced or dropped: no change finds it any more.
     dispose: ({ reads }, key) => {
       for (const id of reads.events) unlist(byEvent, id, key);
@@ -114,9 +115,12 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
     }
     caughtUp = Math.max(caughtUp ?? through, through);
   };
+  // The newest head any request has seen: a catch-up goes there, so requests waiting with rising heads take one.
+  let wanted = 0;
   const catchUp = async (head: number): Promise<number> => {
+    wanted = Math.max(wanted, head);
     while (caughtUp === undefined || caughtUp < head) {
-      catchingUp ??= advance(head).finally(() => (catchingUp = undefined));
+      catchingUp ??= advance(wanted).finally(() => (catchingUp = undefined));
       await catchingUp;
     }
     return caughtUp;
@@ -129,8 +133,9 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
     let basis: number;
     try {
       basis = await catchUp(Number(epochs.changes));
-    } catch (err) {
-      return next(err);
+    } catch {
+      // The log could not be read: this request is answered afresh, and its answer is not kept.
+      return next();
     }
     const viewer = viewerOf(res);
     const key = keyOf(req, viewer);

@@ -21,11 +21,10 @@ interface PooledClient {
   releaseConnection(conn: unknown): Promise<unknown>;
 }
 
-// The log's head as ChangeStore.bounds() reads it: pruning may have emptied the log, never lowered its head.
+// The change log's newest position is kept beside the data epoch by a trigger: the log itself is not read here.
 const READ =
-  'SELECT a.value AS auth, d.value AS data, coalesce(c.newest, s.pruned_through) AS changes' +
-  ' FROM auth_epoch a, data_epoch d, change_log_state s, (SELECT max(position) AS newest FROM changes) c' +
-  ' WHERE a.id = 1 AND d.id = 1 AND s.id = 1';
+  'SELECT a.value AS auth, d.value AS data, d.changes_head AS changes FROM auth_epoch a, data_epoch d' +
+  ' WHERE a.id = 1 AND d.id = 1';
 
 /** knex's raw result: SQLite's rows, or node-postgres's result. */
 const firstRow = (result: Row[] | { rows: Row[] }): Row => (Array.isArray(result) ? result[0] : result.rows[0]);
@@ -46,7 +45,7 @@ export class EpochStore {
         isSqlite(this.db) || this.db.isTransaction
         ? firstRow(await this.db.raw(READ))
         : await this.sharedPgRead();
-    if (!row) throw new Error('auth_epoch, data_epoch or change_log_state has no row: run the migrations');
+    if (!row) throw new Error('auth_epoch or data_epoch has no row: run the migrations');
     return { auth: String(row.auth), data: String(row.data), changes: String(row.changes ?? 0) };
   }
 
