@@ -54,7 +54,23 @@ function compile(
     return { value: sqlite ? forSqlite(b) : b };
   });
   if (seen.size !== arity) throw new Error(`hot read ${key}: ${arity - seen.size} of its parameters are not bound`);
-  return { sql, native: built.toNative().sql, bindings: compiled };
+  return {
+    sql: sqlite ? opaqueParameters(key, sql, bindings.length) : sql,
+    native: built.toNative().sql,
+    bindings: compiled,
+  };
+}
+
+/**
+ * SQLite plans again, on every call, a statement whose plan looked at a bound value (an `=` before an
+ * ORDER BY on the same index, a LIMIT): the page read was parsed and planned anew on most requests. Each
+ * parameter written `+?` (the same value) is an expression the planner does not look into, so the plan
+ * made once is kept.
+ */
+function opaqueParameters(key: string, sql: string, count: number): string {
+  const parts = sql.split('?');
+  if (parts.length - 1 !== count) throw new Error(`hot read ${key}: its SQL has a "?" that is not a parameter`);
+  return parts.join('+?');
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { createDb } from '../../src/stores/database.js';
+import { isSqlite } from '../../src/stores/dialect.js';
 import { hotRead } from '../../src/stores/hot-reads.js';
 import { useMigratedDatabase } from '../helpers/harness.js';
 
@@ -142,6 +143,26 @@ test('announces each statement to knex query listeners, once', async () => {
   }
   expect(seen).toHaveLength(1);
   expect(seen[0]).toMatch(/hot_t/);
+});
+
+test('on SQLite each parameter is sent as an expression, so a new value bound is not a new plan', async () => {
+  const seen: string[] = [];
+  const listen = (q: { sql: string }) => seen.push(q.sql);
+  database.db.on('query', listen);
+  try {
+    await byKind('b', 3, 4);
+  } finally {
+    database.db.off('query', listen);
+  }
+  if (isSqlite(database.db)) {
+    expect(seen[0].match(/\+\?/g)).toHaveLength(3);
+    expect(seen[0].replace(/\+\?/g, '')).not.toContain('?');
+  } else {
+    expect(seen[0]).not.toMatch(/\+\$/);
+  }
+  // The same rows as the statement knex sends as written.
+  const expected = await database.db('hot_t').where('kind', 'b').andWhere('id', '>', 3).orderBy('id').limit(4);
+  expect((await byKind('b', 3, 4)).map((r) => Number(r.id))).toEqual(expected.map((r: Row) => Number(r.id)));
 });
 
 test('a failing statement rejects, and the next call still works', async () => {
