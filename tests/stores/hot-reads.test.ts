@@ -155,8 +155,8 @@ test('on SQLite each parameter is sent as an expression, so a new value bound is
     database.db.off('query', listen);
   }
   if (isSqlite(database.db)) {
-    expect(seen[0].match(/\+\?/g)).toHaveLength(3);
-    expect(seen[0].replace(/\+\?/g, '')).not.toContain('?');
+    expect(seen[0]!.match(/\+\?/g)).toHaveLength(3);
+    expect(seen[0]!.replace(/\+\?/g, '')).not.toContain('?');
   } else {
     expect(seen[0]).not.toMatch(/\+\$/);
   }
