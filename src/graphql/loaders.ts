@@ -68,7 +68,7 @@ export class Loaders {
 
   get registrationCount(): DataLoader<number, number> {
     return (this.#registrationCount ??= new DataLoader(async (eventIds) => {
-      for (const id of eventIds) this.reads?.events.add(id);
+      for (const id of eventIds) this.reads?.readEvent(id);
       const counts = await this.services.registrations.counts(eventIds);
       return eventIds.map((id) => counts.get(id) ?? 0);
     }));

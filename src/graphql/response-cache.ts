@@ -7,6 +7,7 @@ import { RateLimited, type RateLimiter } from '../services/rate-limit.js';
 import { rateLimitHeaders, sendRateLimited } from '../http/rate-limit-headers.js';
 import type { Viewer } from '../services/viewer.js';
 import { AnswerReads } from '../lib/answer-reads.js';
+import type { Touched } from '../stores/change-store.js';
 
 /** An answer as Apollo sent it, and what replaying it needs. */
 interface Entry {
@@ -18,7 +19,7 @@ interface Entry {
   etag: string;
   /** The data epoch read before the answer was computed: it is current only while the epoch is. */
   dataEpoch: string;
-  /** The registrations it read: a registration added or removed there drops it. */
+  /** The registrations it read: a registration added or removed there drops it (see AnswerReads). */
   reads: AnswerReads;
   cost: number;
   operationName?: string;
@@ -30,12 +31,8 @@ const MAX_ENTRY_BYTES = 1024 * 1024;
 /** Changes read at once to catch up with the log; past this many (an import) every answer is dropped instead. */
 const MAX_CHANGES_READ = 1000;
 
-/** The events and users of the changes after one log position through another; undefined past `limit`. */
-export type TouchedBetween = (
-  after: number,
-  through: number,
-  limit: number,
-) => Promise<{ eventId: number; userId: number | null }[] | undefined>;
+/** What the changes after one log position through another touched; undefined past `limit`. */
+export type TouchedBetween = (after: number, through: number, limit: number) => Promise<Touched[] | undefined>;
 
 /** Everything an answer may depend on besides the data: who asks, with which grants, and how. */
 const viewerKey = (v: Viewer): string =>
@@ -53,7 +50,8 @@ const keyOf = (req: Request, viewer: Viewer): string =>
  * current, so an answer is never stale. Triggers record every write an answer could show, from any instance
  * or the CLI, in the same transaction: a registration added or removed in the change log, anything else by
  * moving the data epoch. Before each lookup the cache reads the log up to the head the request saw and drops
- * the answers that read that event's or that user's registrations (or registrations by id); a moved data
+ * the answers that read that event's or that user's registrations (or registrations by id; a registration
+ * added past the end of a forward page with more after it leaves that page); a moved data
  * epoch drops every answer. A replay still passes every check before it (token, CORS, body limits) and spends
  * the answer's cost from the owner's budget; Apollo runs only on a miss. Only complete answers are kept: no
  * errors, and no field that changes by itself (`rateLimit`).
@@ -84,13 +82,22 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
       (body.length + key.length) * 2 + (reads.events.size + reads.users.size) * 200 + 512,
     // Evicted, replaced or dropped: no change finds it any more.
     dispose: ({ reads }, key) => {
-      for (const id of reads.events) unlist(byEvent, id, key);
+      for (const id of reads.events.keys()) unlist(byEvent, id, key);
       for (const id of reads.users) unlist(byUser, id, key);
       if (reads.anyRegistration) byAnyRegistration.delete(key);
     },
   });
   const drop = (keys: Set<string> | undefined) => {
     if (keys) for (const key of [...keys]) cache.delete(key);
+  };
+  /** The answers that read the event's registrations, but those a registration added (`createdId`) is past. */
+  const dropEventReaders = (eventId: number, createdId: number | null) => {
+    const keys = byEvent.get(eventId);
+    if (!keys) return;
+    for (const key of [...keys]) {
+      const through = cache.peek(key)?.reads.events.get(eventId) ?? Infinity;
+      if (createdId === null || createdId <= through) cache.delete(key);
+    }
   };
 
   // Every change through this log position has dropped the answers it touched (undefined: none read yet, and
@@ -106,8 +113,8 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
         byUser.clear();
         byAnyRegistration.clear();
       } else {
-        for (const { eventId, userId } of touched) {
-          drop(byEvent.get(eventId));
+        for (const { eventId, userId, createdId } of touched) {
+          dropEventReaders(eventId, createdId);
           if (userId !== null) drop(byUser.get(userId));
         }
         if (touched.length > 0) drop(byAnyRegistration);
@@ -169,7 +176,7 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
           if (info.operationName !== undefined) entry.operationName = info.operationName;
           cache.set(key, entry);
           if (cache.peek(key) === entry) {
-            for (const id of reads.events) listed(byEvent, id).add(key);
+            for (const id of reads.events.keys()) listed(byEvent, id).add(key);
             for (const id of reads.users) listed(byUser, id).add(key);
             if (reads.anyRegistration) byAnyRegistration.add(key);
           }

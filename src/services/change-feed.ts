@@ -1,4 +1,4 @@
-import type { ChangeFilter, ChangeRow } from '../stores/change-store.js';
+import type { ChangeFilter, ChangeRow, Touched } from '../stores/change-store.js';
 import type { Stores } from '../stores/stores.js';
 import type { Access } from './access.js';
 import { DomainError } from './errors.js';
@@ -32,12 +32,8 @@ export class ChangeFeed {
     private readonly retentionDays: number,
   ) {}
 
-  /** The events and users changes after `after` through `through` touched; undefined when over `limit`. */
-  touched(
-    after: number,
-    through: number,
-    limit: number,
-  ): Promise<{ eventId: number; userId: number | null }[] | undefined> {
+  /** What the changes after `after` through `through` touched; undefined when over `limit`. */
+  touched(after: number, through: number, limit: number): Promise<Touched[] | undefined> {
     return this.stores.changes.touched(after, through, limit);
   }
 

@@ -30,6 +30,14 @@ export interface ChangeRow {
   occurredAt: number;
 }
 
+/** What one change touched, as the replay cache needs it. */
+export interface Touched {
+  eventId: number;
+  userId: number | null;
+  /** A registration added: its id (a page that ends before it did not show it). */
+  createdId: number | null;
+}
+
 export interface ChangeFilter {
   eventSlug?: string;
   types?: readonly ChangeType[];
@@ -64,21 +72,21 @@ export class ChangeStore {
   }
 
   /**
-   * The events and users of the changes from `after` (excluded) to `through` (included), or undefined when there
+   * What the changes from `after` (excluded) to `through` (included) touched, or undefined when there
    * are more than `limit` of them. One statement; the replay cache's only read of the log.
    */
-  async touched(
-    after: number,
-    through: number,
-    limit: number,
-  ): Promise<{ eventId: number; userId: number | null }[] | undefined> {
+  async touched(after: number, through: number, limit: number): Promise<Touched[] | undefined> {
     const rows = await this.db('changes')
-      .select('event_id', 'user_id')
+      .select('type', 'event_id', 'user_id', 'registration_id')
       .where('position', '>', after)
       .where('position', '<=', through)
       .limit(limit + 1);
     if (rows.length > limit) return undefined;
-    return rows.map((r: Raw) => ({ eventId: Number(r.event_id), userId: numOrNull(r.user_id) }));
+    return rows.map((r: Raw) => ({
+      eventId: Number(r.event_id),
+      userId: numOrNull(r.user_id),
+      createdId: r.type === 'registration.created' ? numOrNull(r.registration_id) : null,
+    }));
   }
 
   /** Changes after `after`, in position order, at most `limit`. */

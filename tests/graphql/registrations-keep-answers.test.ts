@@ -166,3 +166,51 @@ test('more registrations at once than the cache reads (an import) drop every ans
   // Dropped with the rest, though it read neither: computed again, the same answer.
   expect((await computed(SEED_QUERY, PUBLIC)).text).toBe(publicNames.text);
 });
+
+test('a registration added past the end of a forward page with more after it keeps that page replayed', async () => {
+  const event = await t.server.stores.events.create({
+    slug: 'long-day',
+    name: 'Long Day',
+    organizerIds: [t.fx.organizer.id],
+  });
+  const users = [];
+  for (let i = 0; i < 6; i += 1) {
+    users.push(await t.server.stores.users.create({ email: `long${i}@example.com`, name: `Long ${i}` }));
+  }
+  // Ids chosen here, so the test can add one before a page's last row as well as past it (on PostgreSQL a
+  // registration committed late can have a lower id than one committed before it).
+  const register = (id: number, user: number) =>
+    t.server.db('registrations').insert({ id, event_id: event.id, user_id: users[user]!.id, created_at: Date.now() });
+  for (const [i, id] of [900001, 900003, 900005, 900007].entries()) await register(id, i);
+  const page = (args: string) =>
+    `query($slug: String!) { event(slug: $slug) { registrations(${args}) { nodes { registrant { name } } pageInfo { hasNextPage hasPreviousPage } } } }`;
+  const slug = { slug: 'long-day' };
+  const firstTwo = await cached(page('first: 2'), slug);
+  expect(registrantNames(firstTwo)).toEqual(['Long 0', 'Long 1']);
+  const firstTen = await cached(page('first: 10'), slug);
+  const lastTwo = await cached(page('last: 2'), slug);
+  const count = await cached(COUNT_QUERY, slug);
+
+  await register(900009, 4);
+  await expectReplay(firstTwo, page('first: 2'), slug);
+  expect(registrantNames(await computed(page('first: 10'), slug))).toEqual([...registrantNames(firstTen), 'Long 4']);
+  expect(registrantNames(await computed(page('last: 2'), slug))).toEqual(['Long 3', 'Long 4']);
+  expect(registrantNames(lastTwo)).toEqual(['Long 2', 'Long 3']);
+  expect((await computed(COUNT_QUERY, slug)).body.data).toEqual({ event: { registrations: { totalCount: 5 } } });
+  expect(count.body.data).toEqual({ event: { registrations: { totalCount: 4 } } });
+
+  // Before the page's last row: it is in the page now.
+  await register(900002, 5);
+  expect(registrantNames(await computed(page('first: 2'), slug))).toEqual(['Long 0', 'Long 5']);
+  // A removal, wherever it is, and the page is asked afresh: the same rows, none stale.
+  await t.server.db('registrations').where({ id: 900009 }).delete();
+  const after = await gql(t.server, t.fx.tokens.organizerUser, page('first: 2'), slug);
+  expect(registrantNames(after)).toEqual(['Long 0', 'Long 5']);
+  expect(registrantNames(await gql(t.server, t.fx.tokens.organizerUser, page('first: 10'), slug))).toEqual([
+    'Long 0',
+    'Long 5',
+    'Long 1',
+    'Long 2',
+    'Long 3',
+  ]);
+});

@@ -38,8 +38,10 @@ export const Event: EventResolvers = {
       throw new ForbiddenError('Only the organizers of this event may read its registrations.');
     }
     const { size, ...range } = pageRequest(args, 'registrations');
-    info.reads?.events.add(event.id);
     const page = await services.registrations.window(event.id, size, range);
+    // A forward page with more after it never shows a registration added past its last row.
+    const last = page.rows.at(-1);
+    info.reads?.readEvent(event.id, !range.backward && page.hasNextPage && last ? last.id : Infinity);
     cost.nodes += page.rows.length;
     return { eventId: event.id, page, showEmail: readable.showEmail };
   },
