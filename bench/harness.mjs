@@ -124,9 +124,12 @@ export function buildBase(ref) {
   return { sha, script: join(dir, 'bench/servers/roster.mjs') };
 }
 
-/** Writes one run's raw results and its table to bench/results/<name>-<database>.{json,md}, and prints the table. */
+/**
+ * Writes one run's raw results and its table to bench/results/<name>-<database>.{json,md} (BENCH_RESULTS, when
+ * set, names it instead: a later run kept beside the one it is compared with), and prints the table.
+ */
 export function saveRun(name, record, md) {
-  const path = join(ROOT_DIR, `bench/results/${name}-${PG ? 'pg' : 'sqlite'}`);
+  const path = join(ROOT_DIR, `bench/results/${process.env.BENCH_RESULTS ?? name}-${PG ? 'pg' : 'sqlite'}`);
   writeFileSync(`${path}.json`, JSON.stringify({ date: new Date().toISOString(), ...record }, null, 2));
   writeFileSync(`${path}.md`, md);
   console.log(`\n${md}\nwritten: ${path}.{json,md}`);
