@@ -16,7 +16,26 @@ export interface RegistrationModel {
   showEmail: boolean;
 }
 
+/**
+ * A registrant as the schema shows it, each field a property: graphql-jit reads a property where it would
+ * call a resolver (with its resolve info) for each field of each of a page's registrants.
+ */
 export interface RegistrantModel {
-  user: RegistrantRow;
-  showEmail: boolean;
+  /** The user's uid. */
+  id: string;
+  name: string;
+  /** Only where the viewer may see it. */
+  email: string | null;
+  activationState: string;
 }
+
+/** The one way a registrant is shown: its email only when `showEmail` (decided by the policy). */
+export const registrantModel = (
+  user: Pick<RegistrantRow, 'uid' | 'name' | 'email' | 'activationState'>,
+  showEmail: boolean,
+): RegistrantModel => ({
+  id: user.uid,
+  name: user.name,
+  email: showEmail ? user.email : null,
+  activationState: user.activationState,
+});

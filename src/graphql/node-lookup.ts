@@ -2,7 +2,7 @@ import type { EventRow } from '../stores/types.js';
 import { parseGlobalId } from '../lib/ids.js';
 import type { GraphQLContext } from './context.js';
 import { BadUserInputError } from './errors.js';
-import type { RegistrantModel, RegistrationModel } from './models.js';
+import { registrantModel, type RegistrantModel, type RegistrationModel } from './models.js';
 
 export type NodeModel = EventRow | RegistrationModel | RegistrantModel;
 
@@ -29,8 +29,7 @@ async function registrantNode(uid: string, { services, access }: GraphQLContext)
   const user = await services.users.findByKey(uid);
   const readable = user && (await access.registrant(user.id));
   if (!user || !readable) return null;
-  const { id, name, email, activationState } = user;
-  return { user: { id, uid: user.uid, name, email, activationState }, showEmail: readable.showEmail };
+  return registrantModel(user, readable.showEmail);
 }
 
 /**

@@ -173,7 +173,7 @@ test('a registration added past the end of a forward page with more after it kee
     name: 'Long Day',
     organizerIds: [t.fx.organizer.id],
   });
-  const users = [];
+  const users: { id: number }[] = [];
   for (let i = 0; i < 6; i += 1) {
     users.push(await t.server.stores.users.create({ email: `long${i}@example.com`, name: `Long ${i}` }));
   }

@@ -1,6 +1,7 @@
 import type { ChangeEdgeResolvers, ChangeResolvers, ChangeType as GraphqlChangeType } from '../../generated/graphql.js';
 import { CHANGE_TYPES, type ChangeRow, type ChangeType } from '../../stores/change-store.js';
 import { globalId } from '../../lib/ids.js';
+import { registrantModel } from '../models.js';
 import { encodeChangeCursor } from '../pagination.js';
 
 /** `registration.created` ↔ `REGISTRATION_CREATED`. */
@@ -32,8 +33,7 @@ export const Change: ChangeResolvers = {
     if (!user || !readable) return null;
     // The address only as the registrant's registrations show it now: none taken after they left.
     const now = readable.showEmail ? await access.registrant(user.id) : null;
-    const { id, uid, name, email, activationState } = user;
-    return { user: { id, uid, name, email, activationState }, showEmail: now?.showEmail ?? false };
+    return registrantModel(user, now?.showEmail ?? false);
   },
 };
 

@@ -8,7 +8,7 @@ import { Node } from './Node.js';
 import { Query } from './Query.js';
 import { RateLimit } from './RateLimit.js';
 import { Subscription } from './Subscription.js';
-import { Registrant, Registration } from './Registration.js';
+import { Registration } from './Registration.js';
 import { PageInfo, RegistrationConnection, RegistrationEdge } from './RegistrationConnection.js';
 import { Viewer, ViewerApp, ViewerPersonalToken, ViewerUser } from './Viewer.js';
 
@@ -29,7 +29,6 @@ export const resolvers: Resolvers = {
   RegistrationEdge,
   PageInfo,
   Registration,
-  Registrant,
   Change,
   ChangeEdge,
   ChangeConnection,
