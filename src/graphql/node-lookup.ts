@@ -2,7 +2,7 @@ import type { EventRow } from '../stores/types.js';
 import { parseGlobalId } from '../lib/ids.js';
 import type { GraphQLContext } from './context.js';
 import { BadUserInputError } from './errors.js';
-import { registrantModel, type RegistrantModel, type RegistrationModel } from './models.js';
+import { registrantModel, registrationModel, type RegistrantModel, type RegistrationModel } from './models.js';
 
 export type NodeModel = EventRow | RegistrationModel | RegistrantModel;
 
@@ -21,7 +21,7 @@ async function registrationNode(id: number, { services, access, info }: GraphQLC
   if (info.reads) info.reads.anyRegistration = true;
   const row = await services.registrations.findWithRegistrant(id);
   const readable = row && (await access.registrations(row.eventId));
-  return readable ? { row, showEmail: readable.showEmail } : null;
+  return readable ? registrationModel(row, readable.showEmail) : null;
 }
 
 /** As some event's registrations reach the user: the email when any such event would show it. */

@@ -1,7 +1,7 @@
 import type { ChangeEdgeResolvers, ChangeResolvers, ChangeType as GraphqlChangeType } from '../../generated/graphql.js';
 import { CHANGE_TYPES, type ChangeRow, type ChangeType } from '../../stores/change-store.js';
 import { globalId } from '../../lib/ids.js';
-import { registrantModel } from '../models.js';
+import { registrantModel, registrationModel } from '../models.js';
 import { encodeChangeCursor } from '../pagination.js';
 
 /** `registration.created` ↔ `REGISTRATION_CREATED`. */
@@ -24,7 +24,7 @@ export const Change: ChangeResolvers = {
     if (!registrationChange(change) || change.registrationId === null) return null;
     const readable = await access.registrations(change.eventId);
     const row = readable && (await loaders.registrationById.load(change.registrationId));
-    return row && readable ? { row, showEmail: readable.showEmail } : null;
+    return row && readable ? registrationModel(row, readable.showEmail) : null;
   },
   async registrant(change, _args, { access, loaders }) {
     if (change.userId === null) return null;

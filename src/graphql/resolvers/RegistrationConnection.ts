@@ -3,10 +3,11 @@ import type {
   RegistrationConnectionResolvers,
   RegistrationEdgeResolvers,
 } from '../../generated/graphql.js';
-import type { RegistrationConnectionModel } from '../models.js';
+import { registrationModel, type RegistrationConnectionModel } from '../models.js';
 import { encodeCursor } from '../pagination.js';
 
-const models = (c: RegistrationConnectionModel) => c.page.rows.map((row) => ({ row, showEmail: c.showEmail }));
+// The registrants were read with the page, in the same statement; the email's access decided per connection.
+const models = (c: RegistrationConnectionModel) => c.page.rows.map((row) => registrationModel(row, c.showEmail));
 
 export const RegistrationConnection: RegistrationConnectionResolvers = {
   nodes: models,
