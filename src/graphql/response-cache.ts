@@ -77,7 +77,7 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
   const cache = new LRUCache<string, Entry>({
     maxSize: megabytes * 1024 * 1024,
     maxEntrySize: Math.min(MAX_ENTRY_BYTES, megabytes * 1024 * 1024),
-    // An id read costs a slot in the answer's Set and one in the index's (with its Map entry when first).
+    // An id read costs a slot in the answer's reads and one in the index's (with its Map entry when first).
     sizeCalculation: ({ body, reads }, key) =>
       (body.length + key.length) * 2 + (reads.events.size + reads.users.size) * 200 + 512,
     // Evicted, replaced or dropped: no change finds it any more.

@@ -201,16 +201,58 @@ test('a registration added past the end of a forward page with more after it kee
 
   // Before the page's last row: it is in the page now.
   await register(900002, 5);
-  expect(registrantNames(await computed(page('first: 2'), slug))).toEqual(['Long 0', 'Long 5']);
-  // A removal, wherever it is, and the page is asked afresh: the same rows, none stale.
+  const withFive = await computed(page('first: 2'), slug);
+  expect(registrantNames(withFive)).toEqual(['Long 0', 'Long 5']);
+  await expectReplay(withFive, page('first: 2'), slug);
+  // A removal drops every answer that read its event, past the page's end too: the same rows, asked afresh.
   await t.server.db('registrations').where({ id: 900009 }).delete();
-  const after = await gql(t.server, t.fx.tokens.organizerUser, page('first: 2'), slug);
-  expect(registrantNames(after)).toEqual(['Long 0', 'Long 5']);
-  expect(registrantNames(await gql(t.server, t.fx.tokens.organizerUser, page('first: 10'), slug))).toEqual([
-    'Long 0',
-    'Long 5',
-    'Long 1',
-    'Long 2',
-    'Long 3',
-  ]);
+  expect((await computed(page('first: 2'), slug)).text).toBe(withFive.text);
+  await t.server.db('registrations').where({ id: 900002 }).delete();
+  expect(registrantNames(await computed(page('first: 2'), slug))).toEqual(['Long 0', 'Long 1']);
+});
+
+test("an answer's reads of one event are kept at their widest, and a page after a cursor ends at its own row", async () => {
+  const event = await t.server.stores.events.create({
+    slug: 'wide-day',
+    name: 'Wide Day',
+    organizerIds: [t.fx.organizer.id],
+  });
+  const users: { id: number }[] = [];
+  for (let i = 0; i < 6; i += 1) {
+    users.push(await t.server.stores.users.create({ email: `wide${i}@example.com`, name: `Wide ${i}` }));
+  }
+  const register = (id: number, user: number) =>
+    t.server.db('registrations').insert({ id, event_id: event.id, user_id: users[user]!.id, created_at: Date.now() });
+  for (const [i, id] of [910001, 910003, 910005, 910007].entries()) await register(id, i);
+  const slug = { slug: 'wide-day' };
+  const first = await gql(
+    t.server,
+    t.fx.tokens.organizerUser,
+    'query($slug: String!) { event(slug: $slug) { registrations(first: 1) { pageInfo { endCursor } } } }',
+    slug,
+  );
+  const cursor = (first.body.data as { event: { registrations: { pageInfo: { endCursor: string } } } }).event
+    .registrations.pageInfo.endCursor;
+  const afterCursor =
+    'query($slug: String!, $after: String) { event(slug: $slug) { registrations(first: 1, after: $after) { nodes { registrant { name } } pageInfo { hasNextPage endCursor } } } }';
+  const vars = { ...slug, after: cursor };
+  const second = await cached(afterCursor, vars);
+  expect(registrantNames(second)).toEqual(['Wide 1']);
+  const counted =
+    'query($slug: String!) { event(slug: $slug) { registrations(first: 2) { totalCount nodes { registrant { name } } } } }';
+  await cached(counted, slug);
+  const twoPages =
+    'query($slug: String!) { event(slug: $slug) { a: registrations(first: 10) { nodes { id } } b: registrations(first: 2) { nodes { id } } } }';
+  await cached(twoPages, slug);
+
+  // Past every page's end: the cursor page stays; the count and the wider of two pages do not.
+  await register(910009, 4);
+  await expectReplay(second, afterCursor, vars);
+  expect((await computed(counted, slug)).body.data).toMatchObject({ event: { registrations: { totalCount: 5 } } });
+  // The wider page read first, the narrower after it: the answer still counts as reading them all.
+  const both = (await computed(twoPages, slug)).body.data as { event: { a: { nodes: unknown[] } } };
+  expect(both.event.a.nodes).toHaveLength(5);
+  // Between the cursor and the page's end: in the page now.
+  await register(910002, 5);
+  expect(registrantNames(await computed(afterCursor, vars))).toEqual(['Wide 5']);
 });
