@@ -14,6 +14,12 @@ export interface TracingSettings {
   sampler: { root: 'always_on' | 'always_off' | 'traceidratio'; parentBased: boolean; ratio: number };
   /** OTEL_BSP_SCHEDULE_DELAY: milliseconds between two exports of the finished spans. */
   scheduleDelayMs: number;
+  /** OTEL_BSP_MAX_EXPORT_BATCH_SIZE: the most spans one export carries; a full batch goes at once. */
+  maxExportBatchSize: number;
+  /** OTEL_BSP_MAX_QUEUE_SIZE: the most finished spans kept for export; more are dropped. */
+  maxQueueSize: number;
+  /** OTEL_BSP_EXPORT_TIMEOUT: milliseconds an export may take before it is given up. */
+  exportTimeoutMs: number;
   /** TRACING_GRAPHQL_DOCUMENT: the operation span carries its document, literal values replaced. */
   graphqlDocument: boolean;
 }
@@ -50,6 +56,15 @@ function flag(name: string, raw: string, fail: (message: string) => Error): bool
   throw fail(`${name} must be true or false, got ${JSON.stringify(raw)}`);
 }
 
+/** A whole number from 1 to 999,999: a batch variable (OTEL_BSP_*), `fallback` when unset. */
+function count(name: string, raw: string, fallback: number, fail: (message: string) => Error): number {
+  if (!raw) return fallback;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1) {
+    throw fail(`${name} must be a whole number from 1 to 999999, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
 /**
  * Tracing's settings, or undefined when nothing is to be traced: no endpoint, or OTEL_SDK_DISABLED=true.
  * Every variable is read (and checked) either way; `fail` makes the error that stops the start.
@@ -81,6 +96,20 @@ export function tracingSettings(env: NodeJS.ProcessEnv, fail: (message: string) 
       `OTEL_BSP_SCHEDULE_DELAY must be a number of milliseconds (0–9999999), got ${JSON.stringify(delayText)}`,
     );
   }
+  // The SDK reads none of the batch variables itself: each is read here, by its standard name and default.
+  const maxQueueSize = count('OTEL_BSP_MAX_QUEUE_SIZE', text(env.OTEL_BSP_MAX_QUEUE_SIZE), 2048, fail);
+  const maxExportBatchSize = count(
+    'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+    text(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE),
+    512,
+    fail,
+  );
+  if (maxExportBatchSize > maxQueueSize) {
+    throw fail(
+      `OTEL_BSP_MAX_EXPORT_BATCH_SIZE (${maxExportBatchSize}) must not be more than OTEL_BSP_MAX_QUEUE_SIZE (${maxQueueSize})`,
+    );
+  }
+  const exportTimeoutMs = count('OTEL_BSP_EXPORT_TIMEOUT', text(env.OTEL_BSP_EXPORT_TIMEOUT), 30_000, fail);
   const serviceName = text(env.OTEL_SERVICE_NAME) || 'roster';
   const graphqlDocument = flag('TRACING_GRAPHQL_DOCUMENT', text(env.TRACING_GRAPHQL_DOCUMENT), fail);
   // The generic endpoint is a base: the signal's path goes under whatever path it has (the OTLP exporter spec).
@@ -96,6 +125,9 @@ export function tracingSettings(env: NodeJS.ProcessEnv, fail: (message: string) 
       ratio,
     },
     scheduleDelayMs: Number(delayText),
+    maxExportBatchSize,
+    maxQueueSize,
+    exportTimeoutMs,
     graphqlDocument,
   };
 }

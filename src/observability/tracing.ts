@@ -58,6 +58,9 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
       new sdk.BatchSpanProcessor({
         exporter: await exporterFor(settings),
         scheduledDelayMillis: settings.scheduleDelayMs,
+        maxExportBatchSize: settings.maxExportBatchSize,
+        maxQueueSize: settings.maxQueueSize,
+        exportTimeoutMillis: settings.exportTimeoutMs,
       }),
     ],
   });

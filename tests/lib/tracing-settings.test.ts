@@ -20,6 +20,9 @@ test('the defaults once an endpoint is set', () => {
     serviceName: 'roster',
     sampler: { root: 'always_on', parentBased: true, ratio: 1 },
     scheduleDelayMs: 5000,
+    maxExportBatchSize: 512,
+    maxQueueSize: 2048,
+    exportTimeoutMs: 30_000,
     graphqlDocument: false,
   });
 });
@@ -44,6 +47,9 @@ test('the protocol, sampler, delay, name and document settings are read', () => 
       OTEL_TRACES_SAMPLER: 'traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.25',
       OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64',
+      OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+      OTEL_BSP_EXPORT_TIMEOUT: '2000',
       OTEL_SERVICE_NAME: 'roster-eu',
       TRACING_GRAPHQL_DOCUMENT: 'true',
     }),
@@ -53,6 +59,9 @@ test('the protocol, sampler, delay, name and document settings are read', () => 
     serviceName: 'roster-eu',
     sampler: { root: 'traceidratio', parentBased: false, ratio: 0.25 },
     scheduleDelayMs: 100,
+    maxExportBatchSize: 64,
+    maxQueueSize: 4096,
+    exportTimeoutMs: 2000,
     graphqlDocument: true,
   });
 });
@@ -65,6 +74,13 @@ test.each([
   [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, 'OTEL_TRACES_SAMPLER must be one of'],
   [{ OTEL_TRACES_SAMPLER_ARG: '1.5' }, 'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1'],
   [{ OTEL_BSP_SCHEDULE_DELAY: '-1' }, 'OTEL_BSP_SCHEDULE_DELAY must be a number of milliseconds'],
+  [{ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0' }, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE must be a whole number from 1 to 999999'],
+  [{ OTEL_BSP_MAX_QUEUE_SIZE: '1e3' }, 'OTEL_BSP_MAX_QUEUE_SIZE must be a whole number'],
+  [{ OTEL_BSP_EXPORT_TIMEOUT: '9999999' }, 'OTEL_BSP_EXPORT_TIMEOUT must be a whole number'],
+  [
+    { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '4096' },
+    'OTEL_BSP_MAX_EXPORT_BATCH_SIZE (4096) must not be more than OTEL_BSP_MAX_QUEUE_SIZE (2048)',
+  ],
   [{ OTEL_SDK_DISABLED: 'yes' }, 'OTEL_SDK_DISABLED must be true or false'],
   [{ TRACING_GRAPHQL_DOCUMENT: '1' }, 'TRACING_GRAPHQL_DOCUMENT must be true or false'],
 ])('%j is refused, with or without an endpoint', (env, message) => {

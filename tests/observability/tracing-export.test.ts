@@ -47,3 +47,31 @@ test('spans buffered at SIGTERM are exported before the exit, as protobuf, to th
   expect(body.includes(Buffer.from(TRACE_ID, 'hex'))).toBe(true);
   expect(body.includes(Buffer.from('roster'))).toBe(true);
 }, 60_000);
+
+test('a full batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE) is exported at once, without waiting for the schedule', async () => {
+  const batchCollector = await otlpReceiver();
+  const batched = await spawnServer({
+    DATABASE_URL: d.url,
+    OTEL_EXPORTER_OTLP_ENDPOINT: '',
+    OTEL_SDK_DISABLED: '',
+    OTEL_EXPORTER_OTLP_PROTOCOL: '',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${batchCollector.url}/v1/traces`,
+    OTEL_BSP_SCHEDULE_DELAY: '600000',
+    OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
+  });
+  try {
+    const res = await fetch(`${batched.url}/healthz`, {
+      headers: { traceparent: `00-${TRACE_ID}-b7ad6b7169203331-01` },
+    });
+    expect(res.status).toBe(200);
+    // Under the ten-minute schedule, only a batch filled by one span sends it while the server runs (the
+    // readiness probes' spans went out the same way before it).
+    const traced = () => batchCollector.requests.some((r) => r.body.includes(Buffer.from(TRACE_ID, 'hex')));
+    const until = Date.now() + 10_000;
+    while (!traced() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(traced()).toBe(true);
+  } finally {
+    await stopServers([batched]);
+    await batchCollector.close();
+  }
+}, 60_000);
