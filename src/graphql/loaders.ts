@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Services } from '../services/services.js';
-import type { EventRow, RegistrationWithRegistrant, UserRow } from '../stores/types.js';
+import type { EventRow, EventWithOrganizers, RegistrationWithRegistrant, UserRow } from '../stores/types.js';
 import type { AnswerReads } from '../lib/answer-reads.js';
 
 /**
@@ -24,16 +24,26 @@ export class Loaders {
 
   get eventBySlug(): DataLoader<string, EventRow | null> {
     return (this.#eventBySlug ??= new DataLoader(async (slugs) => {
-      const rows = await this.services.events.findBySlugs(slugs);
+      const rows = this.withOrganizers(await this.services.events.findBySlugsWithOrganizers(slugs));
       return slugs.map((slug) => rows.find((r) => r.slug === slug) ?? null);
     }));
   }
 
   get eventById(): DataLoader<number, EventRow | null> {
     return (this.#eventById ??= new DataLoader(async (ids) => {
-      const rows = new Map((await this.services.events.findByIds(ids)).map((e) => [e.id, e]));
+      const rows = new Map(
+        this.withOrganizers(await this.services.events.findByIdsWithOrganizers(ids)).map((e) => [e.id, e]),
+      );
       return ids.map((id) => rows.get(id) ?? null);
     }));
+  }
+
+  /** Each event's organizers came with it: the policy's reads of them need no statement of their own. */
+  private withOrganizers(rows: EventWithOrganizers[]): EventRow[] {
+    return rows.map(({ organizerIds, ...event }) => {
+      this.organizerIds.prime(event.id, organizerIds);
+      return event;
+    });
   }
 
   get organizerIds(): DataLoader<number, number[]> {

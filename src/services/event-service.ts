@@ -1,5 +1,5 @@
 import type { Stores } from '../stores/stores.js';
-import type { EventRow, Page, UserRow } from '../stores/types.js';
+import type { EventRow, EventWithOrganizers, Page, UserRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import { checkEventFields, type EventFieldInput, type NewEventFieldInput } from './event-fields.js';
 import { actingUserId } from './policy.js';
@@ -34,12 +34,13 @@ export class EventService {
     private readonly users: UserService,
   ) {}
 
-  findBySlugs(slugs: readonly string[]): Promise<EventRow[]> {
-    return this.stores.events.findBySlugs(slugs);
+  /** Events with their organizers' ids, each read in one statement with its event. */
+  findBySlugsWithOrganizers(slugs: readonly string[]): Promise<EventWithOrganizers[]> {
+    return this.stores.events.findBySlugsWithOrganizers(slugs);
   }
 
-  findByIds(ids: readonly number[]): Promise<EventRow[]> {
-    return this.stores.events.findByIds(ids);
+  findByIdsWithOrganizers(ids: readonly number[]): Promise<EventWithOrganizers[]> {
+    return this.stores.events.findByIdsWithOrganizers(ids);
   }
 
   /** Keyset page of the events the viewer may see (policy.canSeeEvent, as one statement): public or organized. */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import {
   EVENT_FIELDS,
   EVENT_INITIAL,
@@ -9,8 +10,8 @@ import { chunks } from './chunks.js';
 import type { Db } from './database.js';
 import { hotRead } from './hot-reads.js';
 import { keysetPage } from './keyset.js';
-import { toEvent } from './rows.js';
-import type { EventRow, Page } from './types.js';
+import { toEvent, toEventWithOrganizers } from './rows.js';
+import type { EventRow, EventWithOrganizers, Page } from './types.js';
 
 /** An event's writable fields: on insert an absent one gets its default, on update it keeps its stored value. */
 export type EventFields = { slug: string } & Partial<EventFieldValues>;
@@ -56,6 +57,46 @@ export class EventStore {
       for (const r of found) rows.push(toEvent(r));
     }
     return rows;
+  }
+
+  /** Events by slug with their organizers, one statement for any number (the API reads both for each). */
+  async findBySlugsWithOrganizers(slugs: readonly string[]): Promise<EventWithOrganizers[]> {
+    const rows: EventWithOrganizers[] = [];
+    for (const part of chunks([...new Set(slugs)])) {
+      const found = await hotRead<Record<string, unknown>>(
+        this.db,
+        `events.bySlugsWithOrganizers ${part.length}`,
+        part,
+        (...p) => this.withOrganizers(this.db('events').whereIn('slug', p)),
+      );
+      for (const r of found) rows.push(toEventWithOrganizers(r));
+    }
+    return rows;
+  }
+
+  /** Events by id with their organizers, as findBySlugsWithOrganizers. */
+  async findByIdsWithOrganizers(ids: readonly number[]): Promise<EventWithOrganizers[]> {
+    const rows: EventWithOrganizers[] = [];
+    for (const part of chunks([...new Set(ids)])) {
+      const found = await hotRead<Record<string, unknown>>(
+        this.db,
+        `events.byIdsWithOrganizers ${part.length}`,
+        part,
+        (...p) => this.withOrganizers(this.db('events').whereIn('id', p)),
+      );
+      for (const r of found) rows.push(toEventWithOrganizers(r));
+    }
+    return rows;
+  }
+
+  /** The event's columns and its organizers' ids as one text column (string_agg: PostgreSQL, SQLite ≥ 3.44). */
+  private withOrganizers(query: Knex.QueryBuilder): Knex.QueryBuilder {
+    return query.select(
+      'events.*',
+      this.db.raw(
+        "(SELECT string_agg(CAST(o.user_id AS TEXT), ',') FROM event_organizers o WHERE o.event_id = events.id) AS organizer_ids",
+      ),
+    );
   }
 
   async findBySlug(slug: string): Promise<EventRow | undefined> {

@@ -3,6 +3,7 @@ import type {
   ActivationState,
   ClientAppRow,
   EventRow,
+  EventWithOrganizers,
   RegistrationRow,
   RegistrationWithRegistrant,
   UserRow,
@@ -51,6 +52,12 @@ export function toEvent(r: Raw): EventRow {
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   };
+}
+
+/** An event row with `organizer_ids`, its organizers' ids joined by commas (null for none). */
+export function toEventWithOrganizers(r: Raw): EventWithOrganizers {
+  const ids = r.organizer_ids;
+  return { ...toEvent(r), organizerIds: ids === null || ids === undefined ? [] : String(ids).split(',').map(Number) };
 }
 
 export function toRegistration(r: Raw): RegistrationRow {

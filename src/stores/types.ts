@@ -31,6 +31,11 @@ export interface EventRow extends EventFieldValues {
   updatedAt: number;
 }
 
+/** An event read with its organizers' user ids (in no set order), in one statement. */
+export interface EventWithOrganizers extends EventRow {
+  organizerIds: number[];
+}
+
 export interface RegistrationRow {
   id: number;
   eventId: number;

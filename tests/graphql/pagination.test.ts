@@ -161,10 +161,11 @@ describe('SQL statements per request', () => {
 
   const QUERY = `query($slug: String!, $first: Int) { event(slug: $slug) {
     registrations(first: $first) { nodes { registrant { activationState email name } } } } }`;
-  const TABLES = /\bfrom\s+["`]?(events|event_organizers|registrations|users)["`]?/i;
+  const TABLES = /\bfrom\s+["`]?(events|event_organizers|registrations|users)["`]?/gi;
+  /** The table each statement reads from (its outermost FROM: the last, after any subquery's), sorted. */
   const tablesOf = (sql: string[]) =>
     sql
-      .map((s) => TABLES.exec(s)?.[1])
+      .map((s) => [...s.matchAll(TABLES)].at(-1)?.[1])
       .filter((x) => x !== undefined)
       .sort();
 
@@ -187,11 +188,12 @@ describe('SQL statements per request', () => {
     },
   );
 
-  test('resolving the seed query is one statement each: event, organizers, and the page joined to its registrants', async () => {
+  test('resolving the seed query is two statements: the event with its organizers, and the page joined to its registrants', async () => {
     for (const first of [1, 10, 100]) {
       // An app token's own lookup reads app_tokens and client_apps only, so these are all the resolvers'.
       const sql = await statements(() => request(t.fx.tokens.organizerApp, first));
-      expect(tablesOf(sql)).toEqual(['event_organizers', 'events', 'registrations']);
+      expect(tablesOf(sql)).toEqual(['events', 'registrations']);
+      expect(sql.filter((s) => /\bevent_organizers\b/i.test(s) && /\bfrom\s+["`]?events\b/i.test(s))).toHaveLength(1);
       expect(sql.filter((s) => /\bjoin\s+["`]?users["`]?/i.test(s))).toHaveLength(1);
       expect(sql.some((s) => /count\(/i.test(s))).toBe(false);
     }
@@ -201,7 +203,7 @@ describe('SQL statements per request', () => {
     const withCount = QUERY.replace('nodes {', 'totalCount nodes {');
     const sql = await statements(() => request(t.fx.tokens.organizerApp, 10, withCount));
     expect(sql.filter((s) => /count\(/i.test(s))).toHaveLength(1);
-    expect(tablesOf(sql)).toEqual(['event_organizers', 'events', 'registrations', 'registrations']);
+    expect(tablesOf(sql)).toEqual(['events', 'registrations', 'registrations']);
   });
 });
 

@@ -50,7 +50,7 @@ const viewers = (): [string, Viewer][] =>
 
 const accessOf = (viewer: Viewer) =>
   createAccess(viewer, {
-    eventById: async (id) => (await services.events.findByIds([id]))[0] ?? null,
+    eventById: async (id) => (await services.events.findByIdsWithOrganizers([id]))[0] ?? null,
     organizerIds: async (id) => (await services.events.organizerIds([id])).get(id) ?? [],
     registeredEventIds: async (id) => (await services.registrations.eventIdsOfMany([id])).get(id) ?? [],
   });
