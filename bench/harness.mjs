@@ -78,8 +78,14 @@ const SHARED_OUT = 1000;
  * walks and whose second half a warm-up (`warmUp`) does: a warm-up asks nothing the measured run asks, and
  * no connection asks what another does.
  */
-export function load(url, token, sequence, duration, { tokens = [], warmUp = false } = {}) {
-  const stride = Math.ceil(sequence.length / CONNECTIONS);
+export function load(
+  url,
+  token,
+  sequence,
+  duration,
+  { tokens = [], warmUp = false, rate, connections = CONNECTIONS } = {},
+) {
+  const stride = Math.ceil(sequence.length / connections);
   const request = (entry) =>
     typeof entry === 'string' ? { body: entry } : { body: entry.body, headers: headersFor(tokens[entry.viewer]) };
   const listFor = (n) => {
@@ -95,8 +101,10 @@ export function load(url, token, sequence, duration, { tokens = [], warmUp = fal
   return autocannon({
     url: `${url}/graphql`,
     method: 'POST',
-    connections: CONNECTIONS,
+    connections,
     duration,
+    // A fixed rate over all connections (requests a second), when given: else as fast as answers come.
+    ...(rate ? { overallRate: rate } : {}),
     headers: headersFor(token),
     requests: listFor(0),
     setupClient(client) {

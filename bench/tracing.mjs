@@ -6,6 +6,10 @@
 //         reads and discards them;
 //   unsampled  (BENCH_TRACING_UNSAMPLED=1) tracing on with OTEL_TRACES_SAMPLER=always_off.
 // The sink also counts what reached it while each server ran: nothing, unless tracing is on.
+// Each round runs every variant at once, each at BENCH_TRACING_RATE requests a second (default 250, well under
+// what one answers on two cores): the host's drift, which moves one server's CPU per request by ±20 % from one
+// process to the next, falls on all of them alike. BENCH_TRACING_RATE=0 runs them one after another, each as
+// fast as it answers.
 import { createServer } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { WORKLOADS, createDataset } from './dataset.mjs';
@@ -29,6 +33,9 @@ import { cpuMs } from './proc.mjs';
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BASE_REF = process.env.BENCH_TRACING_BASE;
+const RATE = Number(process.env.BENCH_TRACING_RATE ?? 250);
+/** Connections per server when they run at once at a fixed rate. */
+const RATE_CONNECTIONS = 4;
 const here = (path) => new URL(path, import.meta.url).pathname;
 const sequence = WORKLOADS.rotating.sequence;
 /** Unset whatever the shell holds: each variant says what it traces. */
@@ -48,42 +55,57 @@ async function startSink() {
   return Object.assign(sink, { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() });
 }
 
-async function measure(variant, token, sink) {
+async function startVariant(variant, token) {
   const { child, url } = await startServer(
     variant.script,
     { ...AS_SHIPPED, RESPONSE_CACHE_MB: '0', ...variant.env },
     SHIPPED_NODE_ARGS,
   );
-  try {
-    for (const body of new Set(sequence)) {
-      const text = await (await post(url, token, body)).text();
-      if (!text.startsWith('{"data":{"event":{"registrations":{"nodes":[')) {
-        throw new Error(`${variant.key}: unexpected answer ${text.slice(0, 200)}`);
-      }
+  for (const body of new Set(sequence)) {
+    const text = await (await post(url, token, body)).text();
+    if (!text.startsWith('{"data":{"event":{"registrations":{"nodes":[')) {
+      await stop(child);
+      throw new Error(`${variant.key}: unexpected answer ${text.slice(0, 200)}`);
     }
-    await load(url, token, sequence, 1);
-    const before = { cpu: cpuMs(child.pid), requests: sink.requests, bytes: sink.bytes };
-    const result = await load(url, token, sequence, DURATION);
+  }
+  return { child, url };
+}
+
+/** Loads the servers (all at once) for DURATION seconds and reads what each cost. */
+async function measure(servers, token, options) {
+  await Promise.all(servers.map(({ url }) => load(url, token, sequence, 1, options)));
+  const before = servers.map(({ child, sink }) => ({
+    cpu: cpuMs(child.pid),
+    requests: sink.requests,
+    bytes: sink.bytes,
+  }));
+  const results = await Promise.all(servers.map(({ url }) => load(url, token, sequence, DURATION, options)));
+  // The spans of the last requests go out within the export delay: counted with this run.
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  return servers.map(({ child, sink }, i) => {
+    const result = results[i];
     const served = result.requests.total;
-    // The spans of the last requests go out within the export delay: counted with this run.
-    await new Promise((resolve) => setTimeout(resolve, 300));
     return {
       rps: result.requests.average,
-      cpuMsPerRequest: (cpuMs(child.pid) - before.cpu) / served,
+      cpuMsPerRequest: (cpuMs(child.pid) - before[i].cpu) / served,
       p50: result.latency.p50,
       p99: result.latency.p99,
       non2xx: result.non2xx + result.errors,
-      exports: sink.requests - before.requests,
-      exportBytesPerRequest: (sink.bytes - before.bytes) / served,
+      exports: sink.requests - before[i].requests,
+      exportBytesPerRequest: (sink.bytes - before[i].bytes) / served,
     };
-  } finally {
-    await stop(child);
-  }
+  });
 }
 
 async function main() {
   const base = BASE_REF ? buildBase(BASE_REF) : undefined;
-  const sink = await startSink();
+  // One sink per variant: when they run at once, each one's exports are told apart.
+  const sinks = {
+    base: await startSink(),
+    off: await startSink(),
+    unsampled: await startSink(),
+    on: await startSink(),
+  };
   const script = here('servers/roster.mjs');
   const variants = [
     ...(base ? [{ key: 'base', name: `before tracing (${base.sha})`, script: base.script, env: NO_TRACING }] : []),
@@ -95,7 +117,7 @@ async function main() {
             key: 'unsampled',
             name: 'tracing on, no trace sampled (always_off)',
             script,
-            env: { ...NO_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_off' },
+            env: { ...NO_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT: sinks.unsampled.url, OTEL_TRACES_SAMPLER: 'always_off' },
           },
         ]
       : []),
@@ -103,25 +125,49 @@ async function main() {
       key: 'on',
       name: 'tracing on (every request, protobuf, 1 s export)',
       script,
-      env: { ...NO_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_BSP_SCHEDULE_DELAY: '1000' },
+      env: { ...NO_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT: sinks.on.url, OTEL_BSP_SCHEDULE_DELAY: '1000' },
     },
   ];
   const load0 = loadavg();
-  console.log(`${DB_NAME}, rotating, RESPONSE_CACHE_MB=0; ${variants.map((v) => v.key).join(', ')}; load ${load0}`);
+  const mode = RATE
+    ? `all at once, ${RATE} req/s each over ${RATE_CONNECTIONS} connections`
+    : `one after another, ${CONNECTIONS} connections, as fast as answered`;
+  console.log(
+    `${DB_NAME}, rotating, RESPONSE_CACHE_MB=0; ${variants.map((v) => v.key).join(', ')}; ${mode}; load ${load0}`,
+  );
   const { token } = await createDataset(DATABASE_URL);
   const runs = Object.fromEntries(variants.map((v) => [v.key, []]));
+  const report = (round, variant, r) =>
+    console.log(
+      `round ${round}/${ROUNDS} ${variant.key}: ${fmt(r.rps)} req/s, ${fmt(r.cpuMsPerRequest, 3)} ms CPU/request, ${r.exports} exports`,
+    );
   for (let round = 1; round <= ROUNDS; round += 1) {
     // Each round in another order: a drift of the machine's load falls on every variant alike.
     const order = round % 2 ? variants : [...variants].reverse();
-    for (const variant of order) {
-      const r = await measure(variant, token, sink);
-      runs[variant.key].push(r);
-      console.log(
-        `round ${round}/${ROUNDS} ${variant.key}: ${fmt(r.rps)} req/s, ${fmt(r.cpuMsPerRequest, 3)} ms CPU/request, ${r.exports} exports`,
-      );
+    if (RATE) {
+      const servers = [];
+      try {
+        for (const variant of order)
+          servers.push({ ...(await startVariant(variant, token)), sink: sinks[variant.key] });
+        const results = await measure(servers, token, { rate: RATE, connections: RATE_CONNECTIONS });
+        order.forEach((variant, i) => (runs[variant.key].push(results[i]), report(round, variant, results[i])));
+      } finally {
+        for (const { child } of servers) await stop(child);
+      }
+    } else {
+      for (const variant of order) {
+        const server = { ...(await startVariant(variant, token)), sink: sinks[variant.key] };
+        try {
+          const [r] = await measure([server], token, {});
+          runs[variant.key].push(r);
+          report(round, variant, r);
+        } finally {
+          await stop(server.child);
+        }
+      }
     }
   }
-  sink.close();
+  for (const sink of Object.values(sinks)) sink.close();
   const reference = base ? 'base' : 'off';
   const ref = variants.find((v) => v.key === reference);
   const summary = variants.map((v) => {
@@ -143,7 +189,7 @@ async function main() {
   const paired = (key, field) => median(runs[key].map((r, i) => r[field] / runs[reference][i][field] - 1)) * 100;
   const rows = summary.map(
     (s) =>
-      `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.cpuMsPerRequest, 3)} | ${fmt(paired(s.key, 'cpuMsPerRequest'), 1)} % | ${fmt(-paired(s.key, 'rps'), 1)} % | ${s.p50} / ${s.p99} | ${s.exports} | ${fmt(s.exportBytesPerRequest)} | ${s.non2xx} |`,
+      `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.cpuMsPerRequest, 3)} | ${fmt(paired(s.key, 'cpuMsPerRequest'), 1)} % |${RATE ? '' : ` ${fmt(-paired(s.key, 'rps'), 1)} % |`} ${s.p50} / ${s.p99} | ${s.exports} | ${fmt(s.exportBytesPerRequest)} | ${s.non2xx} |`,
   );
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`;
   const md = [
@@ -153,14 +199,15 @@ async function main() {
       .map((n) => n.toFixed(1))
       .join(
         ', ',
-      )} at the end. Rotating workload, RESPONSE_CACHE_MB=0, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s (medians; the comparisons are the median of each round's against the reference's in that round). Against: ${ref.name}.`,
+      )} at the end. Rotating workload, RESPONSE_CACHE_MB=0, ${ROUNDS} rounds of ${DURATION} s, the servers ${mode} (medians; the comparisons are the median of each round's against the reference's in that round). Against: ${ref.name}.`,
     '',
-    '| server | req/s | server CPU ms/request | CPU/request vs reference | req/s lost | p50 / p99 ms | exports received | export bytes/request | non-2xx |',
-    '| ------ | ----: | --------------------: | -----------------------: | ---------: | -----------: | ---------------: | -------------------: | ------: |',
+    // At a fixed rate every server answers as many: only the CPU it took tells them apart.
+    `| server | req/s | server CPU ms/request | CPU/request vs reference |${RATE ? '' : ' req/s lost |'} p50 / p99 ms | exports received | export bytes/request | non-2xx |`,
+    `| ------ | ----: | --------------------: | -----------------------: |${RATE ? '' : ' ---------: |'} -----------: | ---------------: | -------------------: | ------: |`,
     ...rows,
     '',
   ].join('\n');
-  saveRun('tracing', { machine, load0, summary, runs }, md);
+  saveRun('tracing', { machine, load0, rate: RATE, summary, runs }, md);
 }
 
 main().catch((err) => {
