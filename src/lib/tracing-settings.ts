@@ -56,11 +56,14 @@ function flag(name: string, raw: string, fail: (message: string) => Error): bool
   throw fail(`${name} must be true or false, got ${JSON.stringify(raw)}`);
 }
 
-/** A whole number from 1 to 999,999: a batch variable (OTEL_BSP_*), `fallback` when unset. */
-function count(name: string, raw: string, fallback: number, fail: (message: string) => Error): number {
+/** The most spans the queue may hold: a span waiting for export holds about a kilobyte. */
+const MAX_QUEUE = 100_000;
+
+/** A whole number from 1 to `max`: a batch variable (OTEL_BSP_*), `fallback` when unset. */
+function count(name: string, raw: string, fallback: number, max: number, fail: (message: string) => Error): number {
   if (!raw) return fallback;
-  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1) {
-    throw fail(`${name} must be a whole number from 1 to 999999, got ${JSON.stringify(raw)}`);
+  if (!/^\d{1,7}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw fail(`${name} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw.slice(0, 40))}`);
   }
   return Number(raw);
 }
@@ -97,11 +100,14 @@ export function tracingSettings(env: NodeJS.ProcessEnv, fail: (message: string) 
     );
   }
   // The SDK reads none of the batch variables itself: each is read here, by its standard name and default.
-  const maxQueueSize = count('OTEL_BSP_MAX_QUEUE_SIZE', text(env.OTEL_BSP_MAX_QUEUE_SIZE), 2048, fail);
+  const maxQueueSize = count('OTEL_BSP_MAX_QUEUE_SIZE', text(env.OTEL_BSP_MAX_QUEUE_SIZE), 2048, MAX_QUEUE, fail);
+  const batchText = text(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE);
+  // Unset, the batch fits whatever queue was chosen; set, it must.
   const maxExportBatchSize = count(
     'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
-    text(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE),
-    512,
+    batchText,
+    Math.min(512, maxQueueSize),
+    MAX_QUEUE,
     fail,
   );
   if (maxExportBatchSize > maxQueueSize) {
@@ -109,7 +115,7 @@ export function tracingSettings(env: NodeJS.ProcessEnv, fail: (message: string) 
       `OTEL_BSP_MAX_EXPORT_BATCH_SIZE (${maxExportBatchSize}) must not be more than OTEL_BSP_MAX_QUEUE_SIZE (${maxQueueSize})`,
     );
   }
-  const exportTimeoutMs = count('OTEL_BSP_EXPORT_TIMEOUT', text(env.OTEL_BSP_EXPORT_TIMEOUT), 30_000, fail);
+  const exportTimeoutMs = count('OTEL_BSP_EXPORT_TIMEOUT', text(env.OTEL_BSP_EXPORT_TIMEOUT), 30_000, 999_999, fail);
   const serviceName = text(env.OTEL_SERVICE_NAME) || 'roster';
   const graphqlDocument = flag('TRACING_GRAPHQL_DOCUMENT', text(env.TRACING_GRAPHQL_DOCUMENT), fail);
   // The generic endpoint is a base: the signal's path goes under whatever path it has (the OTLP exporter spec).

@@ -66,6 +66,20 @@ test('the protocol, sampler, delay, name and document settings are read', () => 
   });
 });
 
+test('a queue set below the default batch takes a batch of its size; a batch set above the queue is refused', () => {
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+  expect(settings({ ...endpoint, OTEL_BSP_MAX_QUEUE_SIZE: ' 256 ' })).toMatchObject({
+    maxQueueSize: 256,
+    maxExportBatchSize: 256,
+  });
+  expect(settings({ ...endpoint, OTEL_BSP_MAX_QUEUE_SIZE: '256', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64' })).toMatchObject(
+    { maxQueueSize: 256, maxExportBatchSize: 64 },
+  );
+  expect(() =>
+    settings({ ...endpoint, OTEL_BSP_MAX_QUEUE_SIZE: '256', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512' }),
+  ).toThrow('OTEL_BSP_MAX_EXPORT_BATCH_SIZE (512) must not be more than OTEL_BSP_MAX_QUEUE_SIZE (256)');
+});
+
 test.each([
   [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json'],
   [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'json' }, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be'],
@@ -74,9 +88,12 @@ test.each([
   [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, 'OTEL_TRACES_SAMPLER must be one of'],
   [{ OTEL_TRACES_SAMPLER_ARG: '1.5' }, 'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1'],
   [{ OTEL_BSP_SCHEDULE_DELAY: '-1' }, 'OTEL_BSP_SCHEDULE_DELAY must be a number of milliseconds'],
-  [{ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0' }, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE must be a whole number from 1 to 999999'],
+  [{ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0' }, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE must be a whole number from 1 to 100000'],
   [{ OTEL_BSP_MAX_QUEUE_SIZE: '1e3' }, 'OTEL_BSP_MAX_QUEUE_SIZE must be a whole number'],
-  [{ OTEL_BSP_EXPORT_TIMEOUT: '9999999' }, 'OTEL_BSP_EXPORT_TIMEOUT must be a whole number'],
+  [{ OTEL_BSP_MAX_QUEUE_SIZE: '100001' }, 'OTEL_BSP_MAX_QUEUE_SIZE must be a whole number from 1 to 100000'],
+  [{ OTEL_BSP_MAX_QUEUE_SIZE: '-5' }, 'OTEL_BSP_MAX_QUEUE_SIZE must be a whole number'],
+  [{ OTEL_BSP_MAX_QUEUE_SIZE: '\u0665\u0660' }, 'OTEL_BSP_MAX_QUEUE_SIZE must be a whole number'],
+  [{ OTEL_BSP_EXPORT_TIMEOUT: '1000000' }, 'OTEL_BSP_EXPORT_TIMEOUT must be a whole number from 1 to 999999'],
   [
     { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '4096' },
     'OTEL_BSP_MAX_EXPORT_BATCH_SIZE (4096) must not be more than OTEL_BSP_MAX_QUEUE_SIZE (2048)',
