@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import {
   EVENT_FIELDS,
   EVENT_INITIAL,
@@ -60,43 +59,39 @@ export class EventStore {
   }
 
   /** Events by slug with their organizers, one statement for any number (the API reads both for each). */
-  async findBySlugsWithOrganizers(slugs: readonly string[]): Promise<EventWithOrganizers[]> {
-    const rows: EventWithOrganizers[] = [];
-    for (const part of chunks([...new Set(slugs)])) {
-      const found = await hotRead<Record<string, unknown>>(
-        this.db,
-        `events.bySlugsWithOrganizers ${part.length}`,
-        part,
-        (...p) => this.withOrganizers(this.db('events').whereIn('slug', p)),
-      );
-      for (const r of found) rows.push(toEventWithOrganizers(r));
-    }
-    return rows;
+  findBySlugsWithOrganizers(slugs: readonly string[]): Promise<EventWithOrganizers[]> {
+    return this.findWithOrganizers('slug', slugs);
   }
 
   /** Events by id with their organizers, as findBySlugsWithOrganizers. */
-  async findByIdsWithOrganizers(ids: readonly number[]): Promise<EventWithOrganizers[]> {
+  findByIdsWithOrganizers(ids: readonly number[]): Promise<EventWithOrganizers[]> {
+    return this.findWithOrganizers('id', ids);
+  }
+
+  /** The events' columns and their organizers' ids as one text column (string_agg: PostgreSQL, SQLite ≥ 3.44). */
+  private async findWithOrganizers(
+    column: 'slug' | 'id',
+    keys: readonly (string | number)[],
+  ): Promise<EventWithOrganizers[]> {
     const rows: EventWithOrganizers[] = [];
-    for (const part of chunks([...new Set(ids)])) {
+    for (const part of chunks([...new Set(keys)])) {
       const found = await hotRead<Record<string, unknown>>(
         this.db,
-        `events.byIdsWithOrganizers ${part.length}`,
+        `events.withOrganizers ${column} ${part.length}`,
         part,
-        (...p) => this.withOrganizers(this.db('events').whereIn('id', p)),
+        (...p) =>
+          this.db('events')
+            .whereIn(column, p)
+            .select(
+              'events.*',
+              this.db.raw(
+                "(SELECT string_agg(CAST(o.user_id AS TEXT), ',') FROM event_organizers o WHERE o.event_id = events.id) AS organizer_ids",
+              ),
+            ),
       );
       for (const r of found) rows.push(toEventWithOrganizers(r));
     }
     return rows;
-  }
-
-  /** The event's columns and its organizers' ids as one text column (string_agg: PostgreSQL, SQLite ≥ 3.44). */
-  private withOrganizers(query: Knex.QueryBuilder): Knex.QueryBuilder {
-    return query.select(
-      'events.*',
-      this.db.raw(
-        "(SELECT string_agg(CAST(o.user_id AS TEXT), ',') FROM event_organizers o WHERE o.event_id = events.id) AS organizer_ids",
-      ),
-    );
   }
 
   async findBySlug(slug: string): Promise<EventRow | undefined> {
