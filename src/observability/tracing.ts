@@ -23,6 +23,17 @@ async function exporterFor(settings: TracingSettings) {
   return new OTLPTraceExporter({ url: settings.url });
 }
 
+/** The SDK hands a failed export's exception over as JSON with its stack: the log line keeps its message. */
+function readable(message: string): string {
+  if (!message.startsWith('{')) return message;
+  try {
+    const { message: text } = JSON.parse(message) as { message?: unknown };
+    return typeof text === 'string' && text ? text.split('\n')[0]!.slice(0, 200) : message;
+  } catch {
+    return message;
+  }
+}
+
 /**
  * Registers a tracer provider (batching spans to the OTLP/HTTP exporter), the AsyncLocalStorage context
  * manager and W3C Trace Context and Baggage propagation; the SDK's own complaints (an export that failed)
@@ -35,7 +46,7 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
     import('@opentelemetry/resources'),
     import('@opentelemetry/context-async-hooks'),
   ]);
-  const warn = (message: string, ...args: unknown[]) => logger.warn({ args }, `tracing: ${message}`);
+  const warn = (message: string, ...args: unknown[]) => logger.warn({ args }, `tracing: ${readable(message)}`);
   diag.setLogger({ error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
 
   // Each of these decides for a whole trace (by the parent's flag or the trace id): the GraphQL plugin counts on

@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { useBuiltDist } from '../helpers/build.js';
 import { otlpReceiver, type OtlpReceiver } from '../helpers/otlp.js';
 import { spawnServer, stopServers, type ServerProcess } from '../helpers/process.js';
@@ -31,6 +33,45 @@ afterAll(async () => {
   await collector?.close();
   await d?.close();
 });
+
+/** A collector that reads each export and never answers it: only the processor's own limits end the wait. */
+async function silentCollector() {
+  const held: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    held.push(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held,
+    close: async () => {
+      for (const res of held) res.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Roster exporting to `endpoint`, one span a batch, warnings logged. */
+const spawnExporting = (endpoint: string, env: NodeJS.ProcessEnv) =>
+  spawnServer({
+    DATABASE_URL: d.url,
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_SDK_DISABLED: '',
+    OTEL_EXPORTER_OTLP_PROTOCOL: '',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+    OTEL_BSP_SCHEDULE_DELAY: '600000',
+    OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+
+/** Waits up to `ms` for `done`, checking every 50 ms. */
+async function within(ms: number, done: () => boolean): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!done() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  return done();
+}
 
 test('spans buffered at SIGTERM are exported before the exit, as protobuf, to the traces endpoint as given', async () => {
   const res = await fetch(`${server.url}/healthz`, { headers: { traceparent: `00-${TRACE_ID}-b7ad6b7169203331-01` } });
@@ -67,11 +108,50 @@ test('a full batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE) is exported at once, without
     // Under the ten-minute schedule, only a batch filled by one span sends it while the server runs (the
     // readiness probes' spans went out the same way before it).
     const traced = () => batchCollector.requests.some((r) => r.body.includes(Buffer.from(TRACE_ID, 'hex')));
-    const until = Date.now() + 10_000;
-    while (!traced() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    expect(traced()).toBe(true);
+    expect(await within(10_000, traced)).toBe(true);
   } finally {
     await stopServers([batched]);
     await batchCollector.close();
+  }
+}, 60_000);
+
+test('an export the collector never answers is given up after OTEL_BSP_EXPORT_TIMEOUT, with a warning', async () => {
+  const silent = await silentCollector();
+  const timed = await spawnExporting(silent.url, { OTEL_BSP_EXPORT_TIMEOUT: '300' });
+  try {
+    expect((await fetch(`${timed.url}/healthz`)).status).toBe(200);
+    // The exporter's own limit (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s) and the processor's default (30 s) are far off.
+    expect(await within(5_000, () => /"level":40,.*"msg":"tracing: Timeout"/.test(timed.stdout()))).toBe(true);
+    expect(silent.held.length).toBeGreaterThan(0);
+    // One line an operator reads, not the SDK's stack.
+    expect(timed.stdout()).not.toContain('BatchSpanProcessorBase');
+    expect((await fetch(`${timed.url}/healthz`)).status).toBe(200);
+  } finally {
+    await stopServers([timed]);
+    await silent.close();
+  }
+}, 60_000);
+
+test('spans past OTEL_BSP_MAX_QUEUE_SIZE while an export is under way are dropped, and the drop is told', async () => {
+  const silent = await silentCollector();
+  // One span in the queue while one export waits on the silent collector for a second.
+  const queued = await spawnExporting(silent.url, { OTEL_BSP_MAX_QUEUE_SIZE: '1', OTEL_BSP_EXPORT_TIMEOUT: '1000' });
+  try {
+    const statuses = await Promise.all(
+      Array.from({ length: 6 }, () => fetch(`${queued.url}/healthz`).then((r) => r.status)),
+    );
+    expect(statuses).toEqual(Array(6).fill(200));
+    // The SDK tells the drop when a span next finds room: after the export under way gave up.
+    const dropped = () =>
+      /"level":40,.*"msg":"tracing: Dropped \d+ spans because maxQueueSize reached/.test(queued.stdout());
+    const until = Date.now() + 10_000;
+    while (!dropped() && Date.now() < until) {
+      expect((await fetch(`${queued.url}/healthz`)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(dropped()).toBe(true);
+  } finally {
+    await stopServers([queued]);
+    await silent.close();
   }
 }, 60_000);
