@@ -1,5 +1,6 @@
 import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { errorMessage } from '../lib/tracing.js';
 import type { TracingSettings } from '../lib/tracing-settings.js';
 
 // The OpenTelemetry SDK, started only when an OTLP endpoint is set (config.tracing): otherwise this module
@@ -28,7 +29,7 @@ function readable(message: string): string {
   if (!message.startsWith('{')) return message;
   try {
     const { message: text } = JSON.parse(message) as { message?: unknown };
-    return typeof text === 'string' && text ? text.split('\n')[0]!.slice(0, 200) : message;
+    return typeof text === 'string' && text ? errorMessage(text) : message;
   } catch {
     return message;
   }
