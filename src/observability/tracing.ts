@@ -1,5 +1,6 @@
 import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { printable } from '../lib/text.js';
 import { errorMessage } from '../lib/tracing.js';
 import type { TracingSettings } from '../lib/tracing-settings.js';
 
@@ -24,15 +25,45 @@ async function exporterFor(settings: TracingSettings) {
   return new OTLPTraceExporter({ url: settings.url });
 }
 
-/** The SDK hands a failed export's exception over as JSON with its stack: the log line keeps its message. */
-function readable(message: string): string {
-  if (!message.startsWith('{')) return message;
-  try {
-    const { message: text } = JSON.parse(message) as { message?: unknown };
-    return typeof text === 'string' && text ? errorMessage(text) : message;
-  } catch {
-    return message;
+/** The batch processor's options from the OTEL_BSP_* settings (SDK 3.x reads none of them itself). */
+export const batchOptions = (settings: TracingSettings) => ({
+  scheduledDelayMillis: settings.scheduleDelayMs,
+  maxExportBatchSize: settings.maxExportBatchSize,
+  maxQueueSize: settings.maxQueueSize,
+  exportTimeoutMillis: settings.exportTimeoutMs,
+});
+
+/** A field of the SDK's JSON as text: a string as it is, anything else as JSON. */
+const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+interface Described {
+  text: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * A diag message as one log line: the SDK hands a failed export over as its exception in JSON, stack and all.
+ * The message becomes the text; a collector's status and answer, which say why it refused, become fields; the
+ * stack is kept only for what is neither the processor's timeout nor the exporter's own error.
+ */
+export function describeDiag(message: unknown): Described {
+  const raw = typeof message === 'string' ? message : String(message);
+  if (raw.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(raw) as Record<string, unknown>;
+      if (typeof parsed.message === 'string' && parsed.message) {
+        const fields: Record<string, string> = {};
+        if (parsed.code !== undefined) fields.code = printable(asText(parsed.code), 40);
+        if (parsed.data !== undefined) fields.data = printable(asText(parsed.data), 500);
+        const expected = parsed.name === 'OTLPExporterError' || parsed.message === 'Timeout';
+        if (!expected && typeof parsed.stack === 'string') fields.stack = printable(parsed.stack, 2000);
+        return { text: printable(errorMessage(parsed.message)), fields };
+      }
+    } catch {
+      // Not JSON after all: shown as it came, below.
+    }
   }
+  return { text: printable(raw, 1000), fields: {} };
 }
 
 /**
@@ -47,7 +78,10 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
     import('@opentelemetry/resources'),
     import('@opentelemetry/context-async-hooks'),
   ]);
-  const warn = (message: string, ...args: unknown[]) => logger.warn({ args }, `tracing: ${readable(message)}`);
+  const warn = (message: unknown, ...args: unknown[]) => {
+    const { text, fields } = describeDiag(message);
+    logger.warn({ args, ...fields }, `tracing: ${text}`);
+  };
   diag.setLogger({ error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
 
   // Each of these decides for a whole trace (by the parent's flag or the trace id): the GraphQL plugin counts on
@@ -66,15 +100,7 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
       .merge(resources.detectResources({ detectors: [resources.envDetector] }))
       .merge(resources.resourceFromAttributes({ 'service.name': settings.serviceName })),
     sampler: parentBased ? new sdk.ParentBasedSampler({ root: rootSampler }) : rootSampler,
-    spanProcessors: [
-      new sdk.BatchSpanProcessor({
-        exporter: await exporterFor(settings),
-        scheduledDelayMillis: settings.scheduleDelayMs,
-        maxExportBatchSize: settings.maxExportBatchSize,
-        maxQueueSize: settings.maxQueueSize,
-        exportTimeoutMillis: settings.exportTimeoutMs,
-      }),
-    ],
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter: await exporterFor(settings), ...batchOptions(settings) })],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(
