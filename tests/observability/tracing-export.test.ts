@@ -118,45 +118,44 @@ test('a full batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE) is exported at once, without
   }
 }, 60_000);
 
-test('an export the collector never answers is given up after OTEL_BSP_EXPORT_TIMEOUT, with a warning', async () => {
+/** Runs `body` against Roster exporting to a silent collector with `env`; both are stopped after, whatever happens. */
+async function againstSilentCollector(
+  env: NodeJS.ProcessEnv,
+  body: (server: { url: string; stdout: () => string; held: ServerResponse[] }) => Promise<void>,
+): Promise<void> {
   const silent = await silentCollector();
-  let timed: ServerProcess | undefined;
+  let running: ServerProcess | undefined;
   try {
-    timed = await spawnExporting(silent.url, { OTEL_BSP_EXPORT_TIMEOUT: '300' });
-    const running = timed;
-    const { url } = running;
-    const stdout = () => running.stdout();
+    const started = (running = await spawnExporting(silent.url, env));
+    await body({ url: started.url, stdout: () => started.stdout(), held: silent.held });
+  } finally {
+    await stopServers(running ? [running] : []);
+    await silent.close();
+  }
+}
+
+test('an export the collector never answers is given up after OTEL_BSP_EXPORT_TIMEOUT, with a warning', async () => {
+  await againstSilentCollector({ OTEL_BSP_EXPORT_TIMEOUT: '300' }, async ({ url, stdout, held }) => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     // The exporter's own limit (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s; its message differs) and the processor's
     // default (30 s) are far off.
     expect(await within(5_000, () => /"level":40,.*"msg":"tracing: Timeout"/.test(stdout()))).toBe(true);
-    expect(await within(2_000, () => silent.held.length > 0)).toBe(true);
+    expect(await within(2_000, () => held.length > 0)).toBe(true);
     // One line an operator reads, not the SDK's stack.
     expect(stdout()).not.toContain('BatchSpanProcessorBase');
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-  } finally {
-    await stopServers(timed ? [timed] : []);
-    await silent.close();
-  }
+  });
 }, 60_000);
 
 test('spans past OTEL_BSP_MAX_QUEUE_SIZE while an export is under way are dropped, and the drop is told', async () => {
-  const silent = await silentCollector();
-  let queued: ServerProcess | undefined;
-  try {
-    // One span in the queue while one export waits on the silent collector for a second.
-    queued = await spawnExporting(silent.url, { OTEL_BSP_MAX_QUEUE_SIZE: '1', OTEL_BSP_EXPORT_TIMEOUT: '1000' });
-    const running = queued;
-    const { url } = running;
-    const stdout = () => running.stdout();
+  // One span in the queue while one export waits on the silent collector for a second.
+  const env = { OTEL_BSP_MAX_QUEUE_SIZE: '1', OTEL_BSP_EXPORT_TIMEOUT: '1000' };
+  await againstSilentCollector(env, async ({ url, stdout }) => {
     const statuses = await Promise.all(Array.from({ length: 6 }, () => fetch(`${url}/healthz`).then((r) => r.status)));
     expect(statuses).toEqual(Array(6).fill(200));
     // The SDK tells the drop when a span next finds room: after the export under way gave up.
     const dropped = () => /"level":40,.*"msg":"tracing: Dropped \d+ spans because maxQueueSize reached/.test(stdout());
     const anotherSpan = async () => expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(await within(10_000, dropped, anotherSpan)).toBe(true);
-  } finally {
-    await stopServers(queued ? [queued] : []);
-    await silent.close();
-  }
+  });
 }, 60_000);
