@@ -29,6 +29,7 @@ beforeAll(async () => {
       '20261130000000_client_token_epoch',
       '20261130010000_personal_tokens',
       '20261201000000_registrations_keep_answers',
+      '20261202000000_refuse_truncate',
     ],
   });
   db = createDb(database.url);

@@ -15,6 +15,7 @@ import * as auditLog from './20261129000000_audit_log.js';
 import * as clientTokenEpoch from './20261130000000_client_token_epoch.js';
 import * as personalTokens from './20261130010000_personal_tokens.js';
 import * as registrationsKeepAnswers from './20261201000000_registrations_keep_answers.js';
+import * as refuseTruncate from './20261202000000_refuse_truncate.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '20261130000000_client_token_epoch': clientTokenEpoch,
   '20261130010000_personal_tokens': personalTokens,
   '20261201000000_registrations_keep_answers': registrationsKeepAnswers,
+  '20261202000000_refuse_truncate': refuseTruncate,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
