@@ -256,3 +256,27 @@ test("an answer's reads of one event are kept at their widest, and a page after 
   await register(910002, 5);
   expect(registrantNames(await computed(afterCursor, vars))).toEqual(['Wide 5']);
 });
+
+test('while the change log cannot be read, answers are computed afresh and none is kept; replays resume after', async () => {
+  const publicNames = await cached(SEED_QUERY, PUBLIC);
+  const privateNames = await cached(SEED_QUERY, PRIVATE);
+  const pat = t.fx.registrants[1]!;
+  await t.server.stores.registrations.create(t.fx.privateEvent.id, pat.id);
+  // The log moved past what the cache has read, and the cache cannot read it: a fault of the database's own.
+  await t.server.db.raw('ALTER TABLE changes RENAME TO changes_hidden');
+  try {
+    // Not replayed (the public answer may be current, but nothing says so), and not kept: computed each time.
+    expect((await computed(SEED_QUERY, PUBLIC)).text).toBe(publicNames.text);
+    expect((await computed(SEED_QUERY, PUBLIC)).text).toBe(publicNames.text);
+    expect(registrantNames(await computed(SEED_QUERY, PRIVATE))).toEqual(['Ann Active', 'Pat Pending']);
+    expect(registrantNames(await computed(SEED_QUERY, PRIVATE))).toEqual(['Ann Active', 'Pat Pending']);
+  } finally {
+    await t.server.db.raw('ALTER TABLE changes_hidden RENAME TO changes');
+  }
+  // The log read again: the public answer it did not touch is replayed, the private one was dropped.
+  await expectReplay(publicNames, SEED_QUERY, PUBLIC);
+  const added = await computed(SEED_QUERY, PRIVATE);
+  expect(added.text).not.toBe(privateNames.text);
+  await expectReplay(added, SEED_QUERY, PRIVATE);
+  await t.server.stores.registrations.delete(t.fx.privateEvent.id, pat.id);
+});
