@@ -44,11 +44,17 @@ function sweepTable(sweep) {
   ];
 }
 
+/** The load average at the start and end, when the run recorded it (runs before it did not). */
+const loadAverageOf = (report) =>
+  report.loadAverage
+    ? ` load average ${report.loadAverage.map((l) => l.toFixed(1)).join(' at the start, ')} at the end;`
+    : '';
+
 /** The Markdown tables and the SVG chart of a run's report. */
 export function render(report) {
   const pg = report.database === 'PostgreSQL';
   const lines = [
-    `${report.database}; machine: ${report.machine}; ${report.rounds} alternating rounds × ${report.duration} s, ${report.connections} connections, medians; ${report.date}`,
+    `${report.database}; machine: ${report.machine}; ${report.rounds} alternating rounds × ${report.duration} s, ${report.connections} connections, medians;${loadAverageOf(report)} ${report.date}`,
   ];
   for (const [workload, summary] of Object.entries(report.summaries)) {
     const statements = workload === 'repeated' ? report.statements[queryBody(CANONICAL_SLUG, 50)] : undefined;

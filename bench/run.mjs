@@ -4,7 +4,7 @@
 // Then the live streams' bench (bench/streams.mjs) on the same database.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { createServer as createHttpServer } from 'node:http';
 import { createRoster } from '../dist/roster.js';
 import { loadConfig } from '../dist/config.js';
@@ -232,6 +232,8 @@ const fmt = (n, digits = 0) =>
 async function main() {
   const runWorkloads = WORKLOAD_KEYS.filter((k) => k in WORKLOADS);
   const sweepServers = SERVERS.filter((s) => s.key === 'roster' || s.key === 'plain');
+  // The machine may be shared: its load average (1 min) when the run started and when it ended.
+  const loadAverage = [loadavg()[0]];
   console.log(`dataset: ${DB_NAME}; servers: ${SERVERS.map((s) => s.key).join(', ')}; workloads: ${WORKLOAD_KEYS}`);
   const dataset = await createDataset(DATABASE_URL);
   const { token } = dataset;
@@ -298,6 +300,7 @@ async function main() {
     sweepRuns,
     statements,
     coldStartMs: coldStart,
+    loadAverage: [...loadAverage, loadavg()[0]],
   };
   rmSync(answersFile, { force: true });
   // A subset (BENCH_ONLY, BENCH_WORKLOADS) never replaces the full run's results.
