@@ -1,6 +1,7 @@
 import { hashPassword } from '../../src/lib/secrets.js';
 import type { Stores } from '../../src/stores/stores.js';
 import type { UserRow } from '../../src/stores/types.js';
+import { startServer, type TestServer } from './harness.js';
 
 /** A signed-in session of the account pages as a plain HTTP client holds it: its cookies and the last CSRF token. */
 export interface AccountSession {
@@ -83,4 +84,28 @@ export async function signedInUser(
     passwordHash: await hashPassword(PASSWORD),
   });
   return { user, session: await accountSession(server.url, user.email!, PASSWORD) };
+}
+
+/**
+ * A server for the test file and, before each test, a fresh owner named `name` signed in to the account
+ * pages; `n` numbers the tests, for names that must not repeat.
+ */
+export function useSignedInOwner(name: string): {
+  server: TestServer;
+  user: UserRow;
+  session: AccountSession;
+  n: number;
+} {
+  const ctx = { n: 0 } as { server: TestServer; user: UserRow; session: AccountSession; n: number };
+  beforeAll(async () => {
+    ctx.server = await startServer();
+  });
+  afterAll(async () => {
+    await ctx.server?.close();
+  });
+  beforeEach(async () => {
+    ctx.n += 1;
+    ({ user: ctx.user, session: ctx.session } = await signedInUser(ctx.server, name));
+  });
+  return ctx;
 }
