@@ -10,6 +10,7 @@ import type { EventRow, UserRow } from '../../src/stores/types.js';
 import type { AttemptRow, DeliveryRow } from '../../src/stores/webhook-store.js';
 import { validateWebhookUrl } from '../../src/webhooks/webhook-url.js';
 import { freshDatabase } from './harness.js';
+import { spawnServer, stopServers, type ServerProcess } from './process.js';
 import { startReceiver, type Received, type Receiver } from './receivers.js';
 import { until } from './wait.js';
 
@@ -154,6 +155,42 @@ export async function seededDatabase(): Promise<SeededDatabase> {
     async close() {
       await db.destroy();
       await database.drop();
+    },
+  };
+}
+
+/**
+ * A seeded database and a receiver (answering with `answer`) for the test file, and `start()` for a server
+ * process on that database; every process started is stopped after the file, then the receiver and database.
+ */
+export function useDeliveryServers(answer?: HookReceiver['answer']): {
+  readonly d: SeededDatabase;
+  readonly receiver: HookReceiver;
+  start(): Promise<ServerProcess>;
+} {
+  let d: SeededDatabase | undefined;
+  let receiver: HookReceiver | undefined;
+  const servers: ServerProcess[] = [];
+  beforeAll(async () => {
+    d = await seededDatabase();
+    receiver = await hookReceiver(answer);
+  });
+  afterAll(async () => {
+    await stopServers(servers);
+    await receiver?.close();
+    await d?.close();
+  });
+  return {
+    get d() {
+      return d!;
+    },
+    get receiver() {
+      return receiver!;
+    },
+    async start() {
+      const server = await spawnServer({ NODE_ENV: 'test', DATABASE_URL: d!.url });
+      servers.push(server);
+      return server;
     },
   };
 }

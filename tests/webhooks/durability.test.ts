@@ -1,32 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { useBuiltDist } from '../helpers/build.js';
 import { cli } from '../helpers/cli.js';
-import { spawnServer, stopServers, type ServerProcess } from '../helpers/process.js';
 import { until, within } from '../helpers/wait.js';
-import { hookReceiver, seededDatabase, settled, type HookReceiver, type SeededDatabase } from '../helpers/webhooks.js';
+import { settled, useDeliveryServers } from '../helpers/webhooks.js';
 
 // Real server processes on one database: a delivery is committed with its change, so what was written while
 // no server ran is sent when one starts, and an attempt cut off by kill -9 is made again once its lease
 // (15 s) has run out — with the same webhook-id, and nothing lost.
 useBuiltDist();
-let d: SeededDatabase;
-let receiver: HookReceiver;
-const servers: ServerProcess[] = [];
-beforeAll(async () => {
-  d = await seededDatabase();
-  receiver = await hookReceiver();
-});
-afterAll(async () => {
-  await stopServers(servers);
-  await receiver?.close();
-  await d?.close();
-});
-
-async function start(): Promise<ServerProcess> {
-  const server = await spawnServer({ NODE_ENV: 'test', DATABASE_URL: d.url });
-  servers.push(server);
-  return server;
-}
+const t = useDeliveryServers();
 
 const exited = (proc: ChildProcess) =>
   new Promise<NodeJS.Signals | number | null>((resolve) =>
@@ -35,7 +17,7 @@ const exited = (proc: ChildProcess) =>
 
 /** The webhook's deliveries as stored, oldest first. */
 const rows = (webhookId: number) =>
-  d
+  t.d
     .db('webhook_deliveries')
     .where({ webhook_id: webhookId })
     .orderBy('id')
@@ -43,20 +25,27 @@ const rows = (webhookId: number) =>
 
 test('kill -9 mid-delivery: sent again with the same webhook-id after the lease; what was written while no server ran is sent on start', async () => {
   let hold = true;
-  receiver.answer = () => (hold ? 'hold' : 204);
-  const { webhook } = await d.services.webhooks.create({ appId: d.appId, url: receiver.url });
+  t.receiver.answer = () => (hold ? 'hold' : 204);
+  const { webhook } = await t.d.services.webhooks.create({ appId: t.d.appId, url: t.receiver.url });
 
   // No server runs: a registration made with the CLI.
-  await d.stores.users.create({ email: 'cli.guest@example.com', name: 'CLI Guest' });
-  const made = await cli(d.url, ['registration', 'create', '--event', d.event.slug, '--user', 'cli.guest@example.com']);
+  await t.d.stores.users.create({ email: 'cli.guest@example.com', name: 'CLI Guest' });
+  const made = await cli(t.d.url, [
+    'registration',
+    'create',
+    '--event',
+    t.d.event.slug,
+    '--user',
+    'cli.guest@example.com',
+  ]);
   expect(made.code).toBe(0);
 
   // A server starts and sends it; two more while it runs. The receiver holds all three open.
-  const first = await start();
-  await until(() => receiver.received.length === 1, 'the change made before any server ran', 10_000);
-  await d.register('Held Guest 1');
-  await d.register('Held Guest 2');
-  await until(() => receiver.received.length === 3, 'three attempts in flight', 10_000);
+  const first = await t.start();
+  await until(() => t.receiver.received.length === 1, 'the change made before any server ran', 10_000);
+  await t.d.register('Held Guest 1');
+  await t.d.register('Held Guest 2');
+  await until(() => t.receiver.received.length === 3, 'three attempts in flight', 10_000);
   const inFlight = await rows(webhook.id);
   expect(inFlight.map((r) => [r.state, Number(r.attempts)])).toEqual([
     ['pending', 0],
@@ -71,29 +60,29 @@ test('kill -9 mid-delivery: sent again with the same webhook-id after the lease;
   expect(await within(5000, 'the killed process gone', killed)).toBe('SIGKILL');
 
   // No server runs: another change. Then a new process on the same database, the receiver answering now.
-  await d.register('While Down');
+  await t.d.register('While Down');
   hold = false;
-  await start();
+  await t.start();
   const ready = Date.now();
   const whileDown = (await rows(webhook.id))[3]!.message_id as string;
   // The change no process had taken goes at once, not when the leases run out.
-  await until(() => receiver.ids().includes(whileDown), 'the change made while no server ran', 10_000);
-  expect(receiver.at[receiver.ids().indexOf(whileDown)]! - ready).toBeLessThan(5000);
+  await until(() => t.receiver.ids().includes(whileDown), 'the change made while no server ran', 10_000);
+  expect(t.receiver.at[t.receiver.ids().indexOf(whileDown)]! - ready).toBeLessThan(5000);
 
   // The three cut off come again once their leases ran out, each with its webhook-id.
-  await until(() => receiver.received.length === 7, 'the killed attempts made again', 25_000);
-  const ids = receiver.ids();
+  await until(() => t.receiver.received.length === 7, 'the killed attempts made again', 25_000);
+  const ids = t.receiver.ids();
   const cutOff = ids.slice(0, 3);
   expect(ids.filter((id) => id !== whileDown).sort()).toEqual([...cutOff, ...cutOff].sort());
   cutOff.forEach((id, i) => {
     const again = ids.lastIndexOf(id);
     expect(again).toBeGreaterThan(2);
-    expect(receiver.at[again]!).toBeGreaterThanOrEqual(leases[i]!);
+    expect(t.receiver.at[again]!).toBeGreaterThanOrEqual(leases[i]!);
   });
   // Nothing lost, nothing doubled: four deliveries, each delivered with one attempt written (a killed one has none).
-  const done = await settled(d.services, webhook.id, 4);
+  const done = await settled(t.d.services, webhook.id, 4);
   expect(done.map((r) => [r.state, r.attempts])).toEqual(Array(4).fill(['delivered', 1]));
   expect(new Set(done.map((r) => r.messageId))).toEqual(new Set(ids));
-  const { attempts } = await d.services.webhooks.history(webhook.id);
+  const { attempts } = await t.d.services.webhooks.history(webhook.id);
   expect(attempts.map((a) => a.status)).toEqual([204, 204, 204, 204]);
 }, 60_000);
