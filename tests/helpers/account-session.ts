@@ -86,17 +86,20 @@ export async function signedInUser(
   return { user, session: await accountSession(server.url, user.email!, PASSWORD) };
 }
 
-/**
- * A server for the test file and, before each test, a fresh owner named `name` signed in to the account
- * pages; `n` numbers the tests, for names that must not repeat.
- */
-export function useSignedInOwner(name: string): {
+/** A test file's server and, for the test running, its fresh owner signed in; `n` numbers the tests. */
+export interface SignedInOwner {
   server: TestServer;
   user: UserRow;
   session: AccountSession;
   n: number;
-} {
-  const ctx = { n: 0 } as { server: TestServer; user: UserRow; session: AccountSession; n: number };
+}
+
+/**
+ * A server for the test file and, before each test, a fresh owner named `name` signed in to the account
+ * pages; `n` numbers the tests, for names that must not repeat.
+ */
+export function useSignedInOwner(name: string): SignedInOwner {
+  const ctx = { n: 0 } as SignedInOwner;
   beforeAll(async () => {
     ctx.server = await startServer();
   });

@@ -3,6 +3,7 @@ import { NdjsonImporter } from '../../src/services/import/ndjson-import.js';
 import { isSqlite } from '../../src/stores/dialect.js';
 import { createStores, type Stores } from '../../src/stores/stores.js';
 import { useMigratedDatabase } from '../helpers/harness.js';
+import { ndjson } from '../helpers/ndjson.js';
 
 // Clearing a whole table by hand can skip no trigger: the change log, the data epoch (replayed answers) and
 // the auth epoch (cached bearer lookups) see it on both databases. PostgreSQL's TRUNCATE, which fires no
@@ -13,15 +14,15 @@ let stores: Stores;
 
 beforeAll(async () => {
   stores = createStores(database.db);
-  const lines = [
+  const lines = ndjson(
     { type: 'user', email: 'org@clear.test', name: 'Org' },
     { type: 'user', email: 'ann@clear.test', name: 'Ann' },
     { type: 'user', email: 'bob@clear.test', name: 'Bob' },
     { type: 'event', slug: 'clear-a', name: 'A', organizers: ['org@clear.test'] },
     { type: 'registration', event: 'clear-a', user: 'ann@clear.test' },
     { type: 'registration', event: 'clear-a', user: 'bob@clear.test' },
-  ];
-  await new NdjsonImporter(stores).run(Readable.from([lines.map((l) => JSON.stringify(l)).join('\n') + '\n']));
+  );
+  await new NdjsonImporter(stores).run(Readable.from([lines]));
   await database.db('oidc_payloads').insert([
     { model: 'AccessToken', id: 'clear-1', payload: '{}' },
     { model: 'AccessToken', id: 'clear-2', payload: '{}' },

@@ -9,7 +9,7 @@ import { isSqlite } from '../dialect.js';
  * yet (the instances prune it, after CHANGES_RETENTION_DAYS). SQLite has no TRUNCATE, and skips its
  * whole-table shortcut on a table with triggers: a `DELETE FROM t` there runs them row by row.
  */
-export const REFUSED = [
+const REFUSED = [
   'users',
   'events',
   'event_organizers',
