@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
 import { viewerOf } from '../http/bearer-auth.js';
 import { matchesEtag } from './conditional.js';
 import { requestInfo } from '../http/locals.js';
@@ -56,7 +57,7 @@ const keyOf = (req: Request, viewer: Viewer): string =>
  * the answer's cost from the owner's budget; Apollo runs only on a miss. Only complete answers are kept: no
  * errors, and no field that changes by itself (`rateLimit`).
  */
-export function responseCache(limiter: RateLimiter, megabytes: number, touchedBetween: TouchedBetween) {
+export function responseCache(limiter: RateLimiter, megabytes: number, touchedBetween: TouchedBetween, logger: Logger) {
   const pass = (_req: Request, _res: Response, next: NextFunction) => next();
   if (megabytes === 0) return pass;
 
@@ -133,6 +134,9 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
     return caughtUp;
   };
 
+  // True from a failed read of the change log until one succeeds.
+  let changeLogUnreadable = false;
+
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const epochs = res.locals.epochs;
     if (req.method !== 'POST' || epochs === undefined) return next();
@@ -140,9 +144,18 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
     let basis: number;
     try {
       basis = await catchUp(Number(epochs.changes));
-    } catch {
-      // The log could not be read: this request is answered afresh, and its answer is not kept.
+    } catch (err) {
+      // The log could not be read: this request is answered afresh, and its answer is not kept. Said once
+      // while it lasts, not once a request.
+      if (!changeLogUnreadable) {
+        changeLogUnreadable = true;
+        logger.warn({ err }, 'replay cache: the change log cannot be read; every answer is computed afresh');
+      }
       return next();
+    }
+    if (changeLogUnreadable) {
+      changeLogUnreadable = false;
+      logger.info('replay cache: the change log is read again; answers are replayed');
     }
     const viewer = viewerOf(res);
     const key = keyOf(req, viewer);

@@ -143,8 +143,11 @@ export async function createGraphqlRouter(
     refuseBatches,
     refuseDeepParameters,
     // A replay answers its own If-None-Match; the hook Express's send consults is for Apollo's answers.
-    responseCache(deps.limiter, deps.config.responseCacheMb, (after, through, limit) =>
-      deps.services.changes.touched(after, through, limit),
+    responseCache(
+      deps.limiter,
+      deps.config.responseCacheMb,
+      (after, through, limit) => deps.services.changes.touched(after, through, limit),
+      deps.logger,
     ),
     conditionalRequests,
     apolloMiddleware,

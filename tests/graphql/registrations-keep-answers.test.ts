@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { globalId } from '../../src/lib/ids.js';
 import { cli } from '../helpers/cli.js';
 import { useSeededServer } from '../helpers/fixtures.js';
@@ -7,7 +9,15 @@ import { sqlDuring } from '../helpers/sql.js';
 // A registration added or removed drops only the replayed answers that read that event's registrations, that
 // user's, or registrations by id (the change log says which); every other answer is still replayed, and no
 // answer is ever stale, whoever wrote (this process, the CLI).
-const t = useSeededServer({ RATE_LIMIT_POINTS: '100000' });
+// The server's log lines, for what the replay cache says of a change log it cannot read.
+const logged: { level: number; msg: string; err?: { message: string } }[] = [];
+const logSink = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    logged.push(JSON.parse(chunk.toString()));
+    done();
+  },
+});
+const t = useSeededServer({ RATE_LIMIT_POINTS: '100000' }, { logger: pino({ level: 'info' }, logSink) });
 const PUBLIC = { slug: 'public-meetup' };
 const PRIVATE = { slug: 'private-retreat' };
 const NAME_QUERY = 'query($slug: String!) { event(slug: $slug) { name } }';
@@ -264,6 +274,8 @@ test('while the change log cannot be read, answers are computed afresh and none 
   await t.server.stores.registrations.create(t.fx.privateEvent.id, pat.id);
   // The log moved past what the cache has read, and the cache cannot read it: a fault of the database's own.
   await t.server.db.raw('ALTER TABLE changes RENAME TO changes_hidden');
+  const replayLines = () => logged.filter((line) => line.msg.startsWith('replay cache:'));
+  const before = replayLines().length;
   try {
     // Not replayed (the public answer may be current, but nothing says so), and not kept: computed each time.
     expect((await computed(SEED_QUERY, PUBLIC)).text).toBe(publicNames.text);
@@ -273,8 +285,16 @@ test('while the change log cannot be read, answers are computed afresh and none 
   } finally {
     await t.server.db.raw('ALTER TABLE changes_hidden RENAME TO changes');
   }
+  // Said once for the four answers, with the database's reason, not once a request.
+  const unreadable = replayLines().slice(before);
+  expect(unreadable).toHaveLength(1);
+  expect(unreadable[0]).toMatchObject({ level: 40, msg: expect.stringContaining('cannot be read') });
+  expect(unreadable[0]!.err?.message).toMatch(/changes/);
   // The log read again: the public answer it did not touch is replayed, the private one was dropped.
   await expectReplay(publicNames, SEED_QUERY, PUBLIC);
+  expect(replayLines().slice(before + 1)).toEqual([
+    expect.objectContaining({ level: 30, msg: 'replay cache: the change log is read again; answers are replayed' }),
+  ]);
   const added = await computed(SEED_QUERY, PRIVATE);
   expect(added.text).not.toBe(privateNames.text);
   await expectReplay(added, SEED_QUERY, PRIVATE);

@@ -1,6 +1,7 @@
 import type { EventRow, UserRow } from '../../src/stores/types.js';
 import { mintAccessToken } from '../../src/oidc/mint-token.js';
 import { startServer, type TestServer } from './harness.js';
+import type { Logger } from 'pino';
 
 export interface Fixtures {
   organizer: UserRow;
@@ -83,10 +84,13 @@ export async function seedFixtures(server: TestServer): Promise<Fixtures> {
 }
 
 /** Starts a server with the fixtures for the enclosing test file; fields are set in beforeAll. */
-export function useSeededServer(env: NodeJS.ProcessEnv = {}): { server: TestServer; fx: Fixtures } {
+export function useSeededServer(
+  env: NodeJS.ProcessEnv = {},
+  options: { logger?: Logger } = {},
+): { server: TestServer; fx: Fixtures } {
   const ctx = {} as { server: TestServer; fx: Fixtures };
   beforeAll(async () => {
-    ctx.server = await startServer(env);
+    ctx.server = await startServer(env, options);
     ctx.fx = await seedFixtures(ctx.server);
   });
   afterAll(() => ctx.server.close());
