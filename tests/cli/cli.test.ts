@@ -30,6 +30,7 @@ beforeAll(async () => {
       '20261130010000_personal_tokens',
       '20261201000000_registrations_keep_answers',
       '20261202000000_refuse_truncate',
+      '20261205000000_guard_change_log_and_epochs',
     ],
   });
   db = createDb(database.url);

@@ -299,3 +299,49 @@ describe('prune', () => {
     expect(next!.position).toBeGreaterThan(head);
   });
 });
+
+describe('a change leaves the log only by pruning', () => {
+  const REFUSED = /DELETE FROM changes is refused for changes not yet pruned/;
+  const DAY = 86_400_000;
+
+  test('a hand DELETE of changes not yet pruned is refused, whichever it names, and every change stays', async () => {
+    const org = await stores.users.create({ name: 'Hand Delete' });
+    await stores.events.create({ slug: 'hand-delete', name: 'Hand Delete', organizerIds: [org.id] });
+    const kept = await stores.changes.after(0, 10_000);
+    expect(kept.length).toBeGreaterThan(0);
+    await expect(database.db.raw('DELETE FROM changes WHERE position = ?', [kept.at(-1)!.position])).rejects.toThrow(
+      REFUSED,
+    );
+    await expect(database.db.raw('DELETE FROM changes')).rejects.toThrow(REFUSED);
+    // Retention written by hand: what the hint's CHANGES_RETENTION_DAYS does, and tells feed readers of.
+    const handRetention = database
+      .db('changes')
+      .where('occurred_at', '<', Date.now() + DAY)
+      .delete();
+    const err = await handRetention.then(
+      () => undefined,
+      (e: unknown) => e as Error & { code?: string; hint?: string },
+    );
+    expect(err?.message).toMatch(REFUSED);
+    if (database.url.startsWith('postgres')) {
+      expect(err).toMatchObject({ code: '0A000', hint: expect.stringContaining('CHANGES_RETENTION_DAYS') });
+    }
+    expect(await stores.changes.after(0, 10_000)).toEqual(kept);
+  });
+
+  test('prunedThrough cannot be lowered by hand; pruning still moves it and drops what is before', async () => {
+    const through = await stores.changes.prunedThrough();
+    expect(through).toBeGreaterThan(0);
+    await expect(
+      database
+        .db('change_log_state')
+        .where({ id: 1 })
+        .update({ pruned_through: through - 1 }),
+    ).rejects.toThrow(/pruned_through only grows/);
+    expect(await stores.changes.prunedThrough()).toBe(through);
+    const head = await stores.changes.head();
+    expect(await stores.changes.prune(Date.now() + DAY)).toBeGreaterThan(0);
+    expect(await stores.changes.after(0, 10)).toEqual([]);
+    expect(await stores.changes.prunedThrough()).toBe(head);
+  });
+});

@@ -5,9 +5,10 @@ import { createStores, type Stores } from '../../src/stores/stores.js';
 import { useMigratedDatabase } from '../helpers/harness.js';
 import { ndjson } from '../helpers/ndjson.js';
 
-// Clearing a whole table by hand can skip no trigger: the change log, the data epoch (replayed answers) and
-// the auth epoch (cached bearer lookups) see it on both databases. PostgreSQL's TRUNCATE, which fires no
-// row or DELETE trigger, is refused on every watched table; SQLite's `DELETE FROM t` runs them row by row.
+// Clearing a whole table by hand, with triggers on, skips none of them: the change log, the data epoch
+// (replayed answers) and the auth epoch (cached bearer lookups) see it on both databases. PostgreSQL's
+// TRUNCATE, which fires no row or DELETE trigger, is refused on every watched table and on the one-row
+// tables every request reads; SQLite's `DELETE FROM t` runs them row by row.
 
 const database = useMigratedDatabase();
 let stores: Stores;
@@ -42,6 +43,7 @@ async function triggersByTable(): Promise<Map<string, string[]>> {
 }
 
 const DOMAIN_TABLES = ['users', 'events', 'event_organizers', 'registrations', 'oidc_payloads', 'changes'];
+const ONE_ROW_TABLES = ['auth_epoch', 'data_epoch', 'change_log_state'];
 
 test('on PostgreSQL, TRUNCATE of every table the log or the epochs watch is refused, and nothing is removed', async () => {
   if (isSqlite(database.db)) {
@@ -51,11 +53,13 @@ test('on PostgreSQL, TRUNCATE of every table the log or the epochs watch is refu
   }
   // Found from the triggers themselves, not from the migration's list: a table watched later is found too.
   const byTable = await triggersByTable();
-  const feeds = (name: string) => /_(data|auth)_epoch$|^changes_|^webhooks_queue$/.test(name);
+  // A refusal is no feed: the change log is watched for the head trigger it feeds, not for its guards.
+  const feeds = (name: string) =>
+    /_(data|auth)_epoch$|^changes_|^webhooks_queue$/.test(name) && !/_(refuse_truncate|guard)$/.test(name);
   const watched = [...byTable].filter(([, names]) => names.some(feeds)).map(([table]) => table);
   const refusing = [...byTable].filter(([, names]) => names.some((n) => n.endsWith('_refuse_truncate')));
   expect(watched).toEqual(expect.arrayContaining(['registrations', 'oidc_payloads', 'personal_tokens', 'changes']));
-  expect(refusing.map(([table]) => table).sort()).toEqual([...watched].sort());
+  expect(refusing.map(([table]) => table).sort()).toEqual([...watched, ...ONE_ROW_TABLES].sort());
 
   const before = Object.fromEntries(await Promise.all(DOMAIN_TABLES.map(async (t) => [t, await count(t)])));
   for (const table of watched) {
@@ -68,6 +72,14 @@ test('on PostgreSQL, TRUNCATE of every table the log or the epochs watch is refu
           : `DELETE FROM ${table} removes the same rows and records it`,
     });
   }
+  const epochs = await stores.epochs.current();
+  for (const table of ONE_ROW_TABLES) {
+    await expect(database.db.raw(`TRUNCATE ${table}`)).rejects.toMatchObject({
+      code: '0A000',
+      message: expect.stringContaining(`TRUNCATE ${table} is refused: every instance reads its one row`),
+    });
+  }
+  expect(await stores.epochs.current()).toEqual(epochs);
   // A TRUNCATE of several tables is refused at the first watched one it names.
   await expect(database.db.raw('TRUNCATE webhooks, events CASCADE')).rejects.toMatchObject({
     code: '0A000',
@@ -99,4 +111,17 @@ test('a whole-table DELETE of the access tokens moves the auth epoch, ending eve
   const after = await stores.epochs.current();
   expect(await count('oidc_payloads')).toBe(0);
   expect(Number(after.auth)).toBeGreaterThan(Number(before.auth));
+});
+
+test('the one row of each epoch and of the change log state cannot be deleted: every request reads it', async () => {
+  const epochs = await stores.epochs.current();
+  const prunedThrough = await stores.changes.prunedThrough();
+  for (const table of ONE_ROW_TABLES) {
+    await expect(database.db.raw(`DELETE FROM ${table}`)).rejects.toThrow(
+      `DELETE FROM ${table} is refused: every instance reads its one row`,
+    );
+    expect(await count(table)).toBe(1);
+  }
+  expect(await stores.epochs.current()).toEqual(epochs);
+  expect(await stores.changes.prunedThrough()).toBe(prunedThrough);
 });

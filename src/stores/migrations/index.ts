@@ -16,6 +16,7 @@ import * as clientTokenEpoch from './20261130000000_client_token_epoch.js';
 import * as personalTokens from './20261130010000_personal_tokens.js';
 import * as registrationsKeepAnswers from './20261201000000_registrations_keep_answers.js';
 import * as refuseTruncate from './20261202000000_refuse_truncate.js';
+import * as guardChangeLogAndEpochs from './20261205000000_guard_change_log_and_epochs.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '20261130010000_personal_tokens': personalTokens,
   '20261201000000_registrations_keep_answers': registrationsKeepAnswers,
   '20261202000000_refuse_truncate': refuseTruncate,
+  '20261205000000_guard_change_log_and_epochs': guardChangeLogAndEpochs,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
