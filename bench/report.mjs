@@ -44,7 +44,7 @@ function sweepTable(sweep) {
   ];
 }
 
-/** The load average at the start and end, when the run recorded it (runs before it did not). */
+/** The load average at the start and end; a result file without it prints none. */
 const loadAverageOf = (report) =>
   report.loadAverage
     ? ` load average ${report.loadAverage.map((l) => l.toFixed(1)).join(' at the start, ')} at the end;`

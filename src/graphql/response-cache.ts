@@ -105,9 +105,15 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
   // nothing kept). One catch-up at a time; it only moves forward.
   let caughtUp: number | undefined;
   let catchingUp: Promise<void> | undefined;
+  // True from a failed read of the change log until one succeeds: each is said once, not once a request.
+  let changeLogUnreadable = false;
   const advance = async (through: number): Promise<void> => {
     if (caughtUp !== undefined && through > caughtUp) {
       const touched = await touchedBetween(caughtUp, through, MAX_CHANGES_READ);
+      if (changeLogUnreadable) {
+        changeLogUnreadable = false;
+        logger.info('replay cache: the change log is read again; answers are replayed');
+      }
       if (touched === undefined) {
         cache.clear();
         byEvent.clear();
@@ -134,9 +140,6 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
     return caughtUp;
   };
 
-  // True from a failed read of the change log until one succeeds.
-  let changeLogUnreadable = false;
-
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const epochs = res.locals.epochs;
     if (req.method !== 'POST' || epochs === undefined) return next();
@@ -145,17 +148,12 @@ export function responseCache(limiter: RateLimiter, megabytes: number, touchedBe
     try {
       basis = await catchUp(Number(epochs.changes));
     } catch (err) {
-      // The log could not be read: this request is answered afresh, and its answer is not kept. Said once
-      // while it lasts, not once a request.
+      // The log could not be read: this request is answered afresh, and its answer is not kept.
       if (!changeLogUnreadable) {
         changeLogUnreadable = true;
         logger.warn({ err }, 'replay cache: the change log cannot be read; every answer is computed afresh');
       }
       return next();
-    }
-    if (changeLogUnreadable) {
-      changeLogUnreadable = false;
-      logger.info('replay cache: the change log is read again; answers are replayed');
     }
     const viewer = viewerOf(res);
     const key = keyOf(req, viewer);
