@@ -119,11 +119,12 @@ export class ChangeStore {
 
   /**
    * Drops the changes that occurred before `cutoff` (ms), as one prefix of the log, and remembers how far;
-   * answers replayed from before move on (the data epoch). Returns how many were dropped. How far is moved
-   * first: the database refuses to delete a change after it (see the guard_change_log_and_epochs migration).
+   * answers replayed from before move on (the database moves the data epoch). Returns how many were dropped.
+   * How far is moved first: the database refuses to delete a change after it (see the
+   * guard_change_log_and_epochs migration).
    */
   async prune(cutoff: number): Promise<number> {
-    return this.db.transaction(async (trx) => {
+    return this.db.transaction(async (trx): Promise<number> => {
       const row = await trx('changes').where('occurred_at', '<', cutoff).max({ last: 'position' }).first();
       const last = Number(row?.last ?? 0);
       if (!last) return 0;
@@ -131,9 +132,7 @@ export class ChangeStore {
         .where({ id: 1 })
         .where('pruned_through', '<', last)
         .update({ pruned_through: last });
-      const dropped = await trx('changes').where('position', '<=', last).delete();
-      await trx('data_epoch').where({ id: 1 }).increment('value', 1);
-      return dropped;
+      return await trx('changes').where('position', '<=', last).delete();
     });
   }
 }

@@ -113,15 +113,32 @@ test('a whole-table DELETE of the access tokens moves the auth epoch, ending eve
   expect(Number(after.auth)).toBeGreaterThan(Number(before.auth));
 });
 
-test('the one row of each epoch and of the change log state cannot be deleted: every request reads it', async () => {
+test('the one row of each epoch and of the change log state stays: not deleted, added to, renumbered or rewound', async () => {
   const epochs = await stores.epochs.current();
   const prunedThrough = await stores.changes.prunedThrough();
+  const rewound: Record<string, Record<string, number>> = {
+    auth_epoch: { value: 0 },
+    data_epoch: { value: 0 },
+    change_log_state: { pruned_through: -1 },
+  };
   for (const table of ONE_ROW_TABLES) {
     await expect(database.db.raw(`DELETE FROM ${table}`)).rejects.toThrow(
       `DELETE FROM ${table} is refused: every instance reads its one row`,
     );
+    await expect(database.db(table).insert({ id: 2 })).rejects.toThrow(`${table} has its one row already`);
+    await expect(database.db(table).update({ id: 2 })).rejects.toThrow(
+      `${table} keeps its id, and its counters only grow`,
+    );
+    await expect(database.db(table).update(rewound[table]!)).rejects.toThrow('counters only grow');
+    if (isSqlite(database.db)) {
+      // REPLACE deletes the row without firing DELETE triggers, then inserts: refused as an insert.
+      await expect(database.db.raw(`INSERT OR REPLACE INTO ${table} (id) VALUES (1)`)).rejects.toThrow(
+        `${table} has its one row already`,
+      );
+    }
     expect(await count(table)).toBe(1);
   }
+  await expect(database.db('data_epoch').update({ changes_head: 0 })).rejects.toThrow('counters only grow');
   expect(await stores.epochs.current()).toEqual(epochs);
   expect(await stores.changes.prunedThrough()).toBe(prunedThrough);
 });
