@@ -1,8 +1,7 @@
 import { connect, type AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { createHttpServer } from '../../src/http/http-server.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
+import { capturedLog } from '../helpers/log-lines.js';
 import { postUnfinishedBody, rawRequest, type RawAnswer } from '../helpers/raw-http.js';
 import { ANSWER_MS, REFUSAL_MS } from '../helpers/timing.js';
 import { until } from '../helpers/wait.js';
@@ -87,15 +86,9 @@ test('a bad request after a good one on the same connection: the good one is ans
 });
 
 test('clients that hang up halfway through their headers cost nothing: no request, no log line, no socket left', async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
   // A server of its own, to count its connections and read everything it logs.
-  const own = await startServer({}, { logger: pino({ level: 'info' }, sink) });
+  const { logger, lines } = capturedLog();
+  const own = await startServer({}, { logger });
   try {
     const { hostname, port } = new URL(own.url);
     const open = () =>

@@ -1,25 +1,20 @@
-import { PassThrough } from 'node:stream';
-import { pino } from 'pino';
 import { encodeCursor, type CursorKind } from '../../src/graphql/pagination.js';
 import { globalId } from '../../src/lib/ids.js';
 import { cli } from '../helpers/cli.js';
 import { seedFixtures, type Fixtures } from '../helpers/fixtures.js';
 import { gql } from '../helpers/graphql.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
+import { capturedLog } from '../helpers/log-lines.js';
 
 // Ids and cursors name rows by their integer primary key, a 32-bit column on PostgreSQL (knex `increments`):
 // a number outside 1..2147483647 was never given out. It must read as such on both databases — null for an
 // id, BAD_USER_INPUT for a cursor, a one-line CLI error — never a database error with its SQL.
-const LOG_LINES: { level: number; msg?: string; err?: unknown }[] = [];
+const { logger, lines: LOG_LINES } = capturedLog();
 let server: TestServer;
 let fx: Fixtures;
 
 beforeAll(async () => {
-  const stream = new PassThrough();
-  stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) LOG_LINES.push(JSON.parse(line));
-  });
-  server = await startServer({}, { logger: pino({ level: 'info' }, stream) });
+  server = await startServer({}, { logger });
   fx = await seedFixtures(server);
 });
 

@@ -1,8 +1,7 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { globalId } from '../../src/lib/ids.js';
 import { cli } from '../helpers/cli.js';
 import { useSeededServer } from '../helpers/fixtures.js';
+import { capturedLog } from '../helpers/log-lines.js';
 import { gql, SEED_QUERY } from '../helpers/graphql.js';
 import { sqlDuring } from '../helpers/sql.js';
 
@@ -10,14 +9,8 @@ import { sqlDuring } from '../helpers/sql.js';
 // user's, or registrations by id (the change log says which); every other answer is still replayed, and no
 // answer is ever stale, whoever wrote (this process, the CLI).
 // The server's log lines, for what the replay cache says of a change log it cannot read.
-const logged: { level: number; msg: string; err?: { message: string } }[] = [];
-const logSink = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    logged.push(JSON.parse(chunk.toString()));
-    done();
-  },
-});
-const t = useSeededServer({ RATE_LIMIT_POINTS: '100000' }, { logger: pino({ level: 'info' }, logSink) });
+const { logger, lines: logged } = capturedLog();
+const t = useSeededServer({ RATE_LIMIT_POINTS: '100000' }, { logger });
 const PUBLIC = { slug: 'public-meetup' };
 const PRIVATE = { slug: 'private-retreat' };
 const NAME_QUERY = 'query($slug: String!) { event(slug: $slug) { name } }';
@@ -275,7 +268,7 @@ test('while the change log cannot be read, answers are computed afresh and none 
   await t.server.stores.registrations.create(t.fx.privateEvent.id, pat.id);
   // The log moved past what the cache has read, and the cache cannot read it: a fault of the database's own.
   await t.server.db.raw('ALTER TABLE changes RENAME TO changes_hidden');
-  const replayLines = () => logged.filter((line) => line.msg.startsWith('replay cache:'));
+  const replayLines = () => logged.filter((line) => line.msg?.startsWith('replay cache:'));
   const before = replayLines().length;
   try {
     // Not replayed (the public answer may be current, but nothing says so), and not kept: computed each time.

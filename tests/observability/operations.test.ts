@@ -1,21 +1,16 @@
-import { PassThrough } from 'node:stream';
-import { pino } from 'pino';
 import { seedFixtures, type Fixtures } from '../helpers/fixtures.js';
 import { gql } from '../helpers/graphql.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
+import { capturedLog } from '../helpers/log-lines.js';
 
 // Logs and metrics, read the way an operator would: JSON lines and a Prometheus scrape.
 let server: TestServer;
 let fx: Fixtures;
-const lines: Record<string, unknown>[] = [];
+const { logger, lines } = capturedLog();
 
 beforeAll(async () => {
-  const stream = new PassThrough();
-  stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-  });
-  server = await startServer({}, { logger: pino({ level: 'info' }, stream) });
+  server = await startServer({}, { logger });
   fx = await seedFixtures(server);
 });
 afterAll(() => server.close());
@@ -108,12 +103,8 @@ test("account pages are their own route label, not the provider's", async () => 
 
 describe('a real fault: the database goes away', () => {
   test('every 5xx is logged with its error, stack and request id; the client gets the id, never the detail', async () => {
-    const log: Record<string, unknown>[] = [];
-    const stream = new PassThrough();
-    stream.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) log.push(JSON.parse(line));
-    });
-    const broken = await startServer({}, { logger: pino({ level: 'info' }, stream) });
+    const { logger: brokenLogger, lines: log } = capturedLog();
+    const broken = await startServer({}, { logger: brokenLogger });
     try {
       const own = await seedFixtures(broken);
       // A signed-in account page and a started sign-in, while the database still answers.

@@ -1,23 +1,12 @@
 import { GraphQLError } from 'graphql';
-import { pino, type Logger } from 'pino';
-import { Writable } from 'node:stream';
 import { maskedResult } from '../../../src/graphql/stream/results.js';
 import { ChangesExpiredError } from '../../../src/graphql/errors.js';
+import { capturedLog } from '../../helpers/log-lines.js';
 
 // What a stream sends of its errors: the ones with a code as they are, any other (a failed query) masked.
-function logged(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { logger: pino(sink), lines };
-}
 
 test('an error without a code is sent as INTERNAL_SERVER_ERROR with the request id, its detail only logged', () => {
-  const { logger, lines } = logged();
+  const { logger, lines } = capturedLog();
   const cause = new Error('select * from changes: connection refused');
   const error = new GraphQLError(cause.message, { path: ['changes'], originalError: cause });
   const result = maskedResult({ data: null, errors: [error] }, 'req-1', logger);
@@ -29,12 +18,12 @@ test('an error without a code is sent as INTERNAL_SERVER_ERROR with the request 
     },
   ]);
   expect(JSON.stringify(result)).not.toContain('connection refused');
-  expect(lines.join('')).toContain('connection refused');
-  expect(lines.join('')).toContain('req-1');
+  expect(JSON.stringify(lines)).toContain('connection refused');
+  expect(JSON.stringify(lines)).toContain('req-1');
 });
 
 test('an error with a code keeps its message and code; a result without errors is unchanged', () => {
-  const { logger, lines } = logged();
+  const { logger, lines } = capturedLog();
   const result = maskedResult(
     { data: null, errors: [new ChangesExpiredError('too old', 'Last-Event-ID')] },
     'r',
