@@ -7,8 +7,12 @@ export const MAX_NAMED_STATEMENTS = 200;
 /** One DML statement: DDL is left unnamed, and more than one statement cannot be prepared. */
 const NAMEABLE = /^\s*(?:select|insert|update|delete|with)\b/i;
 const MORE_THAN_ONE = /;\s*\S/;
-/** What PostgreSQL answers when a table's columns changed under a prepared `select *`. */
-const RESULT_TYPE_CHANGED = '0A000';
+/**
+ * What PostgreSQL answers when a table's columns changed under a prepared `select *`: 0A000 from the plan
+ * cache's check. Roster's own triggers refuse writes with 0A000 too; theirs is the statement's answer.
+ */
+const staleResultType = (err: (Error & { code?: string; routine?: string }) | null) =>
+  err?.code === '0A000' && err.routine === 'RevalidateCachedQuery';
 
 const names = new Map<string, string>();
 let made = 0;
@@ -27,7 +31,7 @@ interface QueryConfig {
   text?: unknown;
   name?: unknown;
 }
-type Callback = (err: (Error & { code?: string }) | null, result?: unknown) => void;
+type Callback = (err: (Error & { code?: string; routine?: string }) | null, result?: unknown) => void;
 
 export interface PgQueryable {
   query(config: unknown, ...rest: unknown[]): unknown;
@@ -49,7 +53,7 @@ export function namePreparedStatements(conn: PgQueryable): void {
     const name = statementName(text);
     if (name === undefined) return query(config, ...rest);
     return query({ ...(config as object), name }, ((err, result) => {
-      if (err?.code !== RESULT_TYPE_CHANGED) return (callback as Callback)(err, result);
+      if (!staleResultType(err)) return (callback as Callback)(err, result);
       if (names.get(text) === name) names.delete(text);
       return query(config, callback);
     }) satisfies Callback);

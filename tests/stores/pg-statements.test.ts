@@ -75,6 +75,31 @@ if (pg) {
     expect((await byId(10))?.name).toBe('ten');
   });
 
+  test("a trigger's 0A000 refusal is the statement's answer, inside a transaction too, and keeps its name", async () => {
+    await db.raw(`CREATE FUNCTION prepared_t_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION USING ERRCODE = 'feature_not_supported', MESSAGE = 'refused by its trigger', HINT = 'why'; END $$`);
+    await db.raw(
+      'CREATE TRIGGER prepared_t_refuse BEFORE DELETE ON prepared_t FOR EACH ROW EXECUTE FUNCTION prepared_t_refuse()',
+    );
+    const remove = (q: typeof db) => q('prepared_t').where({ id: 1 }).delete();
+    const text = remove(db).toSQL().toNative().sql;
+    await expect(remove(db)).rejects.toMatchObject({
+      code: '0A000',
+      message: expect.stringContaining('refused by its trigger'),
+    });
+    const name = statementName(text);
+    expect(name).toMatch(/^roster_\d+$/);
+    // Run again unnamed, the statement would meet the transaction it aborted: "current transaction is aborted".
+    await expect(db.transaction((trx) => remove(trx))).rejects.toMatchObject({
+      code: '0A000',
+      hint: 'why',
+      message: expect.stringContaining('refused by its trigger'),
+    });
+    expect(statementName(text)).toBe(name);
+    expect((await byId(1))?.name).toBe('one');
+    await db.raw('DROP TRIGGER prepared_t_refuse ON prepared_t');
+  });
+
   test('DDL and a text of more than one statement run unnamed', async () => {
     expect(statementName('CREATE TABLE x (id int)')).toBeUndefined();
     expect(statementName('select 1; select 2')).toBeUndefined();
