@@ -31,6 +31,7 @@ beforeAll(async () => {
       '20261201000000_registrations_keep_answers',
       '20261202000000_refuse_truncate',
       '20261205000000_guard_change_log_and_epochs',
+      '20261205010000_functions_ignore_temporary_tables',
     ],
   });
   db = createDb(database.url);

@@ -65,7 +65,7 @@ async function upSqlite(knex: Knex): Promise<void> {
 }
 
 async function upPostgres(knex: Knex): Promise<void> {
-  // The functions resolve table names as the migration did: a session's temporary table cannot stand in.
+  // The function resolves table names by the migration's search path (the next migration puts pg_temp last).
   // One check per statement, over the rows it deleted: a prune of many changes is not slowed row by row,
   // and the data epoch moves once, after the delete, not while it runs.
   await knex.raw(`CREATE FUNCTION ${UNPRUNED_GUARD}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$

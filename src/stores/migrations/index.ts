@@ -17,6 +17,7 @@ import * as personalTokens from './20261130010000_personal_tokens.js';
 import * as registrationsKeepAnswers from './20261201000000_registrations_keep_answers.js';
 import * as refuseTruncate from './20261202000000_refuse_truncate.js';
 import * as guardChangeLogAndEpochs from './20261205000000_guard_change_log_and_epochs.js';
+import * as functionsIgnoreTemporaryTables from './20261205010000_functions_ignore_temporary_tables.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '20261201000000_registrations_keep_answers': registrationsKeepAnswers,
   '20261202000000_refuse_truncate': refuseTruncate,
   '20261205000000_guard_change_log_and_epochs': guardChangeLogAndEpochs,
+  '20261205010000_functions_ignore_temporary_tables': functionsIgnoreTemporaryTables,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
