@@ -11,6 +11,7 @@ const MORE_THAN_ONE = /;\s*\S/;
  * What PostgreSQL answers when a table's columns changed under a prepared `select *`: 0A000 from the plan
  * cache's check. Roster's own triggers refuse writes with 0A000 too; theirs is the statement's answer.
  */
+const IN_FAILED_TRANSACTION = '25P02';
 const staleResultType = (err: (Error & { code?: string; routine?: string }) | null) =>
   err?.code === '0A000' && err.routine === 'RevalidateCachedQuery';
 
@@ -40,8 +41,8 @@ export interface PgQueryable {
 /**
  * Sends knex's statements on `conn` named (knex passes a config object and a callback). A statement
  * prepared before another process changed its table's columns fails with 0A000 on every connection that
- * prepared it: it gets a new name, and this run goes again unnamed (inside a transaction the error has
- * aborted it, and the retry reports that).
+ * prepared it: it gets a new name, and this run goes again unnamed (inside a transaction, which that error
+ * has aborted, the caller gets that error).
  */
 export function namePreparedStatements(conn: PgQueryable): void {
   const query = conn.query.bind(conn);
@@ -55,7 +56,9 @@ export function namePreparedStatements(conn: PgQueryable): void {
     return query({ ...(config as object), name }, ((err, result) => {
       if (!staleResultType(err)) return (callback as Callback)(err, result);
       if (names.get(text) === name) names.delete(text);
-      return query(config, callback);
+      // Inside a transaction the stale plan has aborted it: its error, not the retry's 25P02, is the answer.
+      return query(config, ((again, retried) =>
+        (callback as Callback)(again?.code === IN_FAILED_TRANSACTION ? err : again, retried)) satisfies Callback);
     }) satisfies Callback);
   };
 }

@@ -75,6 +75,18 @@ if (pg) {
     expect((await byId(10))?.name).toBe('ten');
   });
 
+  test('inside a transaction a stale prepared select * fails with its own error, then runs again after', async () => {
+    const all = (q: typeof db) => q('prepared_t').select('*').where({ id: 2 });
+    expect(await all(db)).toEqual([{ id: 2, name: 'two', colour: 'red' }]);
+    await other.schema.alterTable('prepared_t', (t) => t.string('size').defaultTo('m'));
+    // The error aborted the transaction: the retry's "current transaction is aborted" would hide why.
+    await expect(db.transaction((trx) => all(trx))).rejects.toMatchObject({
+      code: '0A000',
+      message: expect.stringContaining('cached plan must not change result type'),
+    });
+    expect(await all(db)).toEqual([{ id: 2, name: 'two', colour: 'red', size: 'm' }]);
+  });
+
   test("a trigger's 0A000 refusal is the statement's answer, inside a transaction too, and keeps its name", async () => {
     await db.raw(`CREATE FUNCTION prepared_t_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION USING ERRCODE = 'feature_not_supported', MESSAGE = 'refused by its trigger', HINT = 'why'; END $$`);

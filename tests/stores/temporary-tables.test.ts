@@ -1,4 +1,4 @@
-import { FUNCTIONS } from '../../src/stores/migrations/20261205010000_functions_ignore_temporary_tables.js';
+import * as migration from '../../src/stores/migrations/20261205010000_functions_ignore_temporary_tables.js';
 import { createStores, type Stores } from '../../src/stores/stores.js';
 import { useMigratedDatabase } from '../helpers/harness.js';
 
@@ -56,13 +56,32 @@ test('every trigger function looks in its own schema, then in pg_temp last (Post
     expect(temp).toEqual([]);
     return;
   }
-  const { rows } = await database.db.raw<{ rows: { name: string; config: string | null; schema: string }[] }>(
-    `SELECT p.proname AS name, array_to_string(p.proconfig, ';') AS config, current_schema() AS schema
-       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = current_schema()`,
-  );
-  expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(FUNCTIONS));
+  const schema = (await database.db.raw<{ rows: { s: string }[] }>('SELECT current_schema() AS s')).rows[0]!.s;
+  const functions = async () =>
+    (
+      await database.db.raw<{ rows: { name: string; config: string | null; expected: string }[] }>(
+        `SELECT p.proname AS name, array_to_string(p.proconfig, ';') AS config,
+                'search_path=' || quote_ident(n.nspname) || ', pg_temp' AS expected
+           FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ?`,
+        [schema],
+      )
+    ).rows;
+  const rows = await functions();
+  expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(migration.FUNCTIONS));
   // A function added later without the setting fails here, not in a session with a temporary table.
-  for (const r of rows) {
-    expect({ name: r.name, config: r.config }).toEqual({ name: r.name, config: `search_path=${r.schema}, pg_temp` });
+  for (const r of rows) expect({ name: r.name, config: r.config }).toEqual({ name: r.name, config: r.expected });
+
+  // Migrated again once a schema named after the role exists (the default search path's first): each function
+  // still looks in its own schema, not in the session's current one.
+  const role = (await database.db.raw<{ rows: { r: string }[] }>('SELECT current_user AS r')).rows[0]!.r;
+  await database.db.raw('CREATE SCHEMA ??', [role]);
+  try {
+    await migration.down(database.db);
+    await migration.up(database.db);
+    for (const r of await functions()) {
+      expect({ name: r.name, config: r.config }).toEqual({ name: r.name, config: r.expected });
+    }
+  } finally {
+    await database.db.raw('DROP SCHEMA ??', [role]);
   }
 });

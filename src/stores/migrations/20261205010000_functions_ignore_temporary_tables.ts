@@ -6,7 +6,7 @@ import { isSqlite } from '../dialect.js';
  * search path. A session that made `CREATE TEMP TABLE data_epoch (…)` would have its own writes bump that
  * table instead of the one every instance reads (stale answers replayed everywhere), and a temporary
  * `change_log_state` would let `DELETE FROM changes` through its guard. Each trigger function now looks in
- * the schema the migrations ran in, then in `pg_temp`, last. SQLite resolves a trigger's tables in the
+ * its own schema, then in `pg_temp`, last. SQLite resolves a trigger's tables in the
  * trigger's own schema, never in `temp`: nothing to do there.
  */
 export const FUNCTIONS = [
@@ -32,15 +32,24 @@ export const FUNCTIONS = [
 
 export async function up(knex: Knex): Promise<void> {
   if (isSqlite(knex)) return;
-  const { rows } = await knex.raw<{ rows: { schema: string }[] }>('SELECT current_schema() AS schema');
-  for (const name of FUNCTIONS) {
-    await knex.raw('ALTER FUNCTION ??() SET search_path = ??, pg_temp', [name, rows[0]!.schema]);
-  }
+  // Each function's own schema, where the same migrations made the tables it writes (not the session's
+  // current_schema(), which a schema named after the role, made since, would change).
+  const { rows } = await knex.raw<{ rows: { statement: string | null }[] }>(
+    `SELECT format('ALTER FUNCTION %s SET search_path = %I, pg_temp', p.oid::regprocedure, n.nspname) AS statement
+       FROM unnest(string_to_array(?, ',')) AS f(name)
+       LEFT JOIN pg_proc p ON p.oid = to_regprocedure(f.name || '()')
+       LEFT JOIN pg_namespace n ON n.oid = p.pronamespace`,
+    [FUNCTIONS.join(',')],
+  );
+  const statements = rows.map((r) => r.statement).filter((s): s is string => s !== null);
+  if (statements.length !== FUNCTIONS.length)
+    throw new Error('a trigger function of the earlier migrations is missing');
+  for (const statement of statements) await knex.raw(statement);
 }
 
 export async function down(knex: Knex): Promise<void> {
   if (isSqlite(knex)) return;
   for (const name of FUNCTIONS) await knex.raw('ALTER FUNCTION ??() RESET search_path', [name]);
-  // As the migration that made it left it.
+  // As the migration that made it did: the search path of the session that runs this.
   await knex.raw('ALTER FUNCTION changes_unpruned_guard() SET search_path FROM CURRENT');
 }
