@@ -7,11 +7,12 @@ export const MAX_NAMED_STATEMENTS = 200;
 /** One DML statement: DDL is left unnamed, and more than one statement cannot be prepared. */
 const NAMEABLE = /^\s*(?:select|insert|update|delete|with)\b/i;
 const MORE_THAN_ONE = /;\s*\S/;
+/** What a statement sent into a transaction that an error has aborted gets. */
+const IN_FAILED_TRANSACTION = '25P02';
 /**
  * What PostgreSQL answers when a table's columns changed under a prepared `select *`: 0A000 from the plan
  * cache's check. Roster's own triggers refuse writes with 0A000 too; theirs is the statement's answer.
  */
-const IN_FAILED_TRANSACTION = '25P02';
 const staleResultType = (err: (Error & { code?: string; routine?: string }) | null) =>
   err?.code === '0A000' && err.routine === 'RevalidateCachedQuery';
 

@@ -6,8 +6,8 @@ import { isSqlite } from '../dialect.js';
  * search path. A session that made `CREATE TEMP TABLE data_epoch (…)` would have its own writes bump that
  * table instead of the one every instance reads (stale answers replayed everywhere), and a temporary
  * `change_log_state` would let `DELETE FROM changes` through its guard. Each trigger function now looks in
- * its own schema, then in `pg_temp`, last. SQLite resolves a trigger's tables in the
- * trigger's own schema, never in `temp`: nothing to do there.
+ * its own schema, then in `pg_temp`, last. SQLite resolves a trigger's tables in the trigger's own schema,
+ * never in `temp`: nothing to do there.
  */
 export const FUNCTIONS = [
   'app_tokens_auth_epoch',
