@@ -53,6 +53,16 @@ const ALL_SERVERS = [
     name: 'Apollo plain (Express 5 + Apollo Server 5, own SQL)',
     script: here('servers/plain-apollo.mjs'),
   },
+  {
+    key: 'floor',
+    name: 'Apollo floor (Express 5 + Apollo Server 5, data from memory)',
+    script: here('servers/floor-apollo.mjs'),
+  },
+  {
+    key: 'replay-floor',
+    name: 'Replay floor (Express 5, answers kept in a Map)',
+    script: here('servers/floor-replay.mjs'),
+  },
   { key: 'yoga', name: "GraphQL Yoga on Roster's stores", script: here('servers/yoga.mjs') },
   { key: 'mercurius', name: "Mercurius + jit on Roster's stores", script: here('servers/mercurius.mjs') },
   { key: 'ceiling', name: 'Ceiling (bare http)', script: here('servers/ceiling.mjs') },
