@@ -35,18 +35,34 @@ export class EpochStore {
 
   constructor(private readonly db: Db) {}
 
+  /** SQLite: the read that every request reaching it in this turn of the event loop shares. */
+  private sqliteTurn: Promise<Row> | undefined;
+
   /** All three in one statement, as strings (PostgreSQL returns bigint as one). Every API request reads them. */
   async current(): Promise<Epochs> {
-    // SQLite: straight on the idle connection (a prepared statement, a few µs), not through knex's pool.
-    const conn = idleSqliteConnection(this.db);
-    const row: Row = conn
-      ? this.readSqlite(conn)
-      : // SQLite's one connection busy (a transaction open on it) or not opened yet: wait for it through knex.
-        isSqlite(this.db) || this.db.isTransaction
-        ? firstRow(await this.db.raw(READ))
+    const row: Row = this.db.isTransaction
+      ? firstRow(await this.db.raw(READ))
+      : isSqlite(this.db)
+        ? await this.sharedSqliteRead()
         : await this.sharedPgRead();
     if (!row) throw new Error('auth_epoch or data_epoch has no row: run the migrations');
     return { auth: String(row.auth), data: String(row.data), changes: String(row.changes ?? 0) };
+  }
+
+  /**
+   * Made once the event loop has run every callback of this turn (setImmediate), so it starts after each
+   * request that asked in the turn: concurrent requests share one statement and still never see a value
+   * read before they asked.
+   */
+  private sharedSqliteRead(): Promise<Row> {
+    this.sqliteTurn ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.sqliteTurn = undefined;
+      // Straight on the idle connection (a prepared statement, a few µs), not through knex's pool; when a
+      // transaction holds the one connection (or it is not opened yet), through knex, which waits for it.
+      const conn = idleSqliteConnection(this.db);
+      return conn ? this.readSqlite(conn) : this.db.raw(READ).then((result: Row[]) => firstRow(result));
+    });
+    return this.sqliteTurn;
   }
 
   /** Outside knex, so outside its query events: the span is made here (when a request is being traced). */

@@ -1,0 +1,96 @@
+import { createDb, idleSqliteConnection, type Db } from '../../src/stores/database.js';
+import { EpochStore, type Epochs } from '../../src/stores/epoch-store.js';
+import { useMigratedDatabase } from '../helpers/harness.js';
+
+// Every API request reads the epochs. Requests that ask together share one read, but none is ever answered
+// with a value read before it asked: a write committed before a request asks is always seen.
+const database = useMigratedDatabase();
+const sqlite = () => !database.url.startsWith('postgres');
+const BUMP = 'UPDATE data_epoch SET value = value + 1 WHERE id = 1';
+
+/** Another connection to the same database: another instance, or the CLI. */
+let other: Db;
+beforeAll(async () => {
+  other = createDb(database.url);
+  await other.raw('SELECT 1');
+});
+afterAll(() => other.destroy());
+
+/** Commits a data-epoch bump on the other connection; on SQLite synchronously, within the caller's turn. */
+function bumpElsewhere(): Promise<unknown> {
+  if (sqlite()) {
+    (idleSqliteConnection(other)!.prepare(BUMP) as unknown as { run(): unknown }).run();
+    return Promise.resolve();
+  }
+  return other.raw(BUMP);
+}
+
+/** Counts the epochs reads the store makes (the statement on SQLite's connection, a pooled connection on PostgreSQL). */
+function countReads(db: Db): { count(): number; restore(): void } {
+  let count = 0;
+  if (sqlite()) {
+    const conn = idleSqliteConnection(db)!;
+    const prepare = conn.prepare.bind(conn);
+    conn.prepare = (sql: string) => {
+      if (sql.includes('FROM auth_epoch a, data_epoch d')) count += 1;
+      return prepare(sql);
+    };
+    return { count: () => count, restore: () => void (conn.prepare = prepare) };
+  }
+  const client = db.client as { acquireConnection(): Promise<unknown> };
+  const acquire = client.acquireConnection.bind(client);
+  client.acquireConnection = () => {
+    count += 1;
+    return acquire();
+  };
+  return { count: () => count, restore: () => void (client.acquireConnection = acquire) };
+}
+
+test('calls made together share a read, and every one sees a write committed before it asked', async () => {
+  const store = new EpochStore(database.db);
+  const before = Number((await store.current()).data);
+  const reads = countReads(database.db);
+  try {
+    let calls: Promise<Epochs>[];
+    if (sqlite()) {
+      // The first asks before the write commits; the read is made after all three asked, so it sees the write.
+      const first = store.current();
+      await bumpElsewhere();
+      calls = [first, store.current(), store.current()];
+    } else {
+      await bumpElsewhere();
+      calls = [store.current(), store.current(), store.current()];
+    }
+    const answers = await Promise.all(calls);
+    expect(answers.map((epochs) => Number(epochs.data))).toEqual([before + 1, before + 1, before + 1]);
+    // SQLite: one read for the turn. PostgreSQL: the first starts one at once; the two that ask while it is
+    // under way (it may have started before they asked) share the next.
+    expect(reads.count()).toBe(sqlite() ? 1 : 2);
+  } finally {
+    reads.restore();
+  }
+});
+
+test('a call made after a read was made reads again', async () => {
+  const store = new EpochStore(database.db);
+  const reads = countReads(database.db);
+  try {
+    const a = await store.current();
+    await bumpElsewhere();
+    const b = await store.current();
+    expect(Number(b.data)).toBe(Number(a.data) + 1);
+    expect(reads.count()).toBe(2);
+  } finally {
+    reads.restore();
+  }
+});
+
+test('inside a transaction the read is the transaction’s own, and sees its uncommitted write', async () => {
+  const outside = new EpochStore(database.db);
+  const before = Number((await outside.current()).data);
+  await database.db.transaction(async (trx) => {
+    await trx.raw(BUMP);
+    expect(Number((await new EpochStore(trx).current()).data)).toBe(before + 1);
+  });
+  expect(Number((await outside.current()).data)).toBe(before + 1);
+});
