@@ -94,3 +94,19 @@ test('inside a transaction the read is the transaction’s own, and sees its unc
   });
   expect(Number((await outside.current()).data)).toBe(before + 1);
 });
+
+test('a read asked while a transaction is open never sees its write, and one rolled back never shows', async () => {
+  const store = new EpochStore(database.db);
+  const before = Number((await store.current()).data);
+  let during: Promise<Epochs> | undefined;
+  const rolledBack = database.db.transaction(async (trx) => {
+    await trx.raw(BUMP);
+    // On SQLite the transaction holds the one connection: the read's turn comes and goes while it is open.
+    during = store.current();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    throw new Error('rolled back');
+  });
+  await expect(rolledBack).rejects.toThrow('rolled back');
+  expect(Number((await during!).data)).toBe(before);
+  expect(Number((await store.current()).data)).toBe(before);
+});
