@@ -1,6 +1,6 @@
 import { createDb, idleSqliteConnection, type Db } from '../../src/stores/database.js';
 import { EpochStore, type Epochs } from '../../src/stores/epoch-store.js';
-import { useMigratedDatabase } from '../helpers/harness.js';
+import { freshDatabase, useMigratedDatabase } from '../helpers/harness.js';
 
 // Every API request reads the epochs. Requests that ask together share one read, but none is ever answered
 // with a value read before it asked: a write committed before a request asks is always seen.
@@ -109,4 +109,28 @@ test('a read asked while a transaction is open never sees its write, and one rol
   await expect(rolledBack).rejects.toThrow('rolled back');
   expect(Number((await during!).data)).toBe(before);
   expect(Number((await store.current()).data)).toBe(before);
+});
+
+test('a failed read fails every call that shared it, and the next call reads again', async () => {
+  const fresh = await freshDatabase();
+  const db = createDb(fresh.url);
+  try {
+    // Opened and never migrated: the epochs' tables do not exist, so every read fails.
+    await db.raw('SELECT 1');
+    const store = new EpochStore(db);
+    const reads = countReads(db);
+    try {
+      const together = [store.current(), store.current()];
+      for (const call of together) await expect(call).rejects.toThrow(/auth_epoch|data_epoch/);
+      // SQLite: one read for the turn; PostgreSQL: the second, asking while the first was under way, waits for the next.
+      expect(reads.count()).toBe(sqlite() ? 1 : 2);
+      await expect(store.current()).rejects.toThrow(/auth_epoch|data_epoch/);
+      expect(reads.count()).toBe(sqlite() ? 2 : 3);
+    } finally {
+      reads.restore();
+    }
+  } finally {
+    await db.destroy();
+    await fresh.drop();
+  }
 });
