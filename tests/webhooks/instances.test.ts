@@ -7,7 +7,8 @@ import { seededDatabase, type SeededDatabase } from '../helpers/webhooks.js';
 // Two server processes on one database (a SQLite file in WAL mode, or PostgreSQL) share one delivery queue:
 // every delivery is made, and each attempt by one of them only — a receiver answering 2xx sees every
 // webhook-id exactly once. Two webhooks may take more slots (4 each) than one instance has
-// (WEBHOOK_CONCURRENCY 4), so both instances send.
+// (WEBHOOK_CONCURRENCY 4), so both instances send: the receiver holds its first answers until more requests
+// are open at once than one instance may send, which only the other instance joining makes happen.
 useBuiltDist();
 const REGISTRATIONS = 200;
 const WEBHOOKS = 2;
@@ -16,6 +17,14 @@ let receiver: Receiver;
 const instances: ServerProcess[] = [];
 /** How many times each webhook-id reached the receiver. */
 const seen = new Map<string, number>();
+const CONCURRENCY = 4;
+/** Answers held until more than CONCURRENCY requests are open at once (undefined once let go). */
+let held: (() => void)[] | undefined = [];
+const letGo = () => {
+  const answers = held ?? [];
+  held = undefined;
+  for (const answer of answers) answer();
+};
 
 beforeAll(async () => {
   d = await seededDatabase();
@@ -23,9 +32,12 @@ beforeAll(async () => {
   receiver = await startReceiver((req, res) => {
     const id = String(req.headers['webhook-id']);
     seen.set(id, (seen.get(id) ?? 0) + 1);
-    setTimeout(() => res.writeHead(204).end(), 10);
+    const answer = () => setTimeout(() => res.writeHead(204).end(), 10);
+    if (!held) return answer();
+    held.push(answer);
+    if (held.length > CONCURRENCY) letGo();
   });
-  const env = { NODE_ENV: 'test', DATABASE_URL: d.url, WEBHOOK_CONCURRENCY: '4' };
+  const env = { NODE_ENV: 'test', DATABASE_URL: d.url, WEBHOOK_CONCURRENCY: String(CONCURRENCY) };
   instances.push(...(await Promise.all([spawnServer(env), spawnServer(env)])));
 }, 60_000);
 afterAll(async () => {
@@ -49,6 +61,8 @@ test(`${REGISTRATIONS} registrations × ${WEBHOOKS} webhooks: every delivery mad
   // One statement: every change, and every delivery, committed at once for both instances to take.
   await d.stores.registrations.insertMany(ids.map((userId) => ({ eventId: d.event.id, userId })));
   const total = REGISTRATIONS * WEBHOOKS;
+  // Well within the sender's 10 s timeout, so a held attempt is never retried: the assertions below fail instead.
+  setTimeout(letGo, 5000).unref();
 
   const counts = d.db('webhook_deliveries').count({ n: '*' }).first();
   expect(Number((await counts)?.n)).toBe(total);
