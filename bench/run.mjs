@@ -56,7 +56,8 @@ const ALL_SERVERS = [
   {
     key: 'floor',
     name: 'Apollo floor (Express 5 + Apollo Server 5, data from memory)',
-    script: here('servers/floor-apollo.mjs'),
+    script: here('servers/plain-apollo.mjs'),
+    env: { PLAIN_DATA: 'memory' },
   },
   {
     key: 'replay-floor',

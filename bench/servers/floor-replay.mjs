@@ -6,36 +6,27 @@ import { createServer } from 'node:http';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import express from 'express';
 import { graphql } from 'graphql';
-import { resolvers, schema, viewerOf } from './plain-schema.mjs';
+import { requireViewer, resolvers, schema } from './plain-schema.mjs';
 
 const executable = makeExecutableSchema({ typeDefs: schema, resolvers });
 const kept = new Map();
 const app = express();
-app.post(
-  '/graphql',
-  async (req, res, next) => {
-    req.viewer = await viewerOf(req.headers.authorization);
-    if (!req.viewer) return void res.status(401).set('WWW-Authenticate', 'Bearer').json({ error: 'invalid_token' });
-    next();
-  },
-  express.json(),
-  async (req, res) => {
-    const key = `${req.headers.authorization}\n${req.headers.accept}\n${JSON.stringify(req.body)}`;
-    let body = kept.get(key);
-    if (body === undefined) {
-      const { query, variables } = req.body;
-      const result = await graphql({
-        schema: executable,
-        source: query,
-        variableValues: variables,
-        contextValue: { viewer: req.viewer },
-      });
-      kept.set(key, (body = JSON.stringify(result)));
-    }
-    res.statusCode = 200;
-    res.setHeader('Content-Type', 'application/graphql-response+json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(body));
-    res.end(body);
-  },
-);
+app.post('/graphql', requireViewer, express.json(), async (req, res) => {
+  const key = `${req.headers.authorization}\n${req.headers.accept}\n${JSON.stringify(req.body)}`;
+  let body = kept.get(key);
+  if (body === undefined) {
+    const { query, variables } = req.body;
+    const result = await graphql({
+      schema: executable,
+      source: query,
+      variableValues: variables,
+      contextValue: { viewer: req.viewer },
+    });
+    kept.set(key, (body = JSON.stringify(result)));
+  }
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/graphql-response+json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+});
 createServer(app).listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));

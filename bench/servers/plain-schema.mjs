@@ -60,3 +60,10 @@ export async function viewerOf(authorization) {
   tokens.set(hash, { viewer: found.viewer, until: Math.min(now + TOKEN_CACHE_MS, found.expiresAt ?? Infinity) });
   return found.viewer;
 }
+
+/** The Express peers' bearer check: the viewer on `req.viewer`, or a 401. */
+export async function requireViewer(req, res, next) {
+  req.viewer = await viewerOf(req.headers.authorization);
+  if (!req.viewer) return void res.status(401).set('WWW-Authenticate', 'Bearer').json({ error: 'invalid_token' });
+  next();
+}
