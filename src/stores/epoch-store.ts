@@ -17,7 +17,7 @@ type Row = { auth: number | string; data: number | string; changes: number | str
 
 /** The part of knex's client the pooled read uses (a pg connection is node-postgres's Client). */
 interface PooledClient {
-  acquireConnection(): Promise<{ query(q: { name: string; text: string }): Promise<{ rows: Row[] }> }>;
+  acquireConnection(): Promise<{ query(q: { text: string }): Promise<{ rows: Row[] }> }>;
   releaseConnection(conn: unknown): Promise<unknown>;
 }
 
@@ -78,13 +78,13 @@ export class EpochStore {
     }
   }
 
-  /** PostgreSQL: a named statement on a pooled connection, without knex's query building per request. */
+  /** PostgreSQL: on a pooled connection, named there (pg-statements.ts), without knex's query building per request. */
   private async readPg(): Promise<Row> {
     const client = this.db.client as PooledClient;
     const conn = await client.acquireConnection();
     const span = startQuerySpan('postgresql', READ);
     try {
-      const row = (await conn.query({ name: 'roster_epochs', text: READ })).rows[0];
+      const row = (await conn.query({ text: READ })).rows[0];
       if (span) endQuerySpan(span);
       return row;
     } catch (err) {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 // PostgreSQL parses and plans every statement sent unnamed; a named one is prepared once per connection,
 // then only bound and run (pg remembers which names each connection has prepared).
 
@@ -9,6 +11,10 @@ const NAMEABLE = /^\s*(?:select|insert|update|delete|with)\b/i;
 const MORE_THAN_ONE = /;\s*\S/;
 /** What a statement sent into a transaction that an error has aborted gets. */
 const IN_FAILED_TRANSACTION = '25P02';
+/** The server connection has no statement of that name (a pooler's reset, or another server behind it). */
+const NOT_PREPARED = '26000';
+/** The server connection has it already (prepared there through a pooler by another client). */
+const ALREADY_PREPARED = '42P05';
 /**
  * What PostgreSQL answers when a table's columns changed under a prepared `select *`: 0A000 from the plan
  * cache's check. Roster's own triggers refuse writes with 0A000 too; theirs is the statement's answer.
@@ -16,17 +22,24 @@ const IN_FAILED_TRANSACTION = '25P02';
 const staleResultType = (err: (Error & { code?: string; routine?: string }) | null) =>
   err?.code === '0A000' && err.routine === 'RevalidateCachedQuery';
 
-const names = new Map<string, string>();
-let made = 0;
+/**
+ * A name made of the text itself (and how often it was prepared anew after a stale plan): the same
+ * statement has the same name in every instance, and a name means one text only. Behind a pooler that
+ * lets clients share server connections, a name met there is this very statement, never another's.
+ */
+const nameFor = (text: string, generation: number): string =>
+  `roster_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}${generation ? `_${generation}` : ''}`;
+
+const names = new Map<string, { name: string; generation: number }>();
 
 /** The name this process runs `text` under (exported for the tests), or undefined when it runs unnamed. */
 export function statementName(text: string): string | undefined {
-  let name = names.get(text);
-  if (name === undefined && names.size < MAX_NAMED_STATEMENTS && NAMEABLE.test(text) && !MORE_THAN_ONE.test(text)) {
-    name = `roster_${(made += 1)}`;
-    names.set(text, name);
+  let entry = names.get(text);
+  if (entry === undefined && names.size < MAX_NAMED_STATEMENTS && NAMEABLE.test(text) && !MORE_THAN_ONE.test(text)) {
+    entry = { name: nameFor(text, 0), generation: 0 };
+    names.set(text, entry);
   }
-  return name;
+  return entry?.name;
 }
 
 interface QueryConfig {
@@ -39,27 +52,58 @@ export interface PgQueryable {
   query(config: unknown, ...rest: unknown[]): unknown;
 }
 
+/** pg's record of the statements it has prepared on a connection (by name): it sends Parse only for others. */
+const preparedOn = (conn: PgQueryable): Record<string, string> | undefined =>
+  (conn as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements;
+
 /**
- * Sends knex's statements on `conn` named (knex passes a config object and a callback). A statement
- * prepared before another process changed its table's columns fails with 0A000 on every connection that
- * prepared it: it gets a new name, and this run goes again unnamed (inside a transaction, which that error
- * has aborted, the caller gets that error).
+ * Sends knex's statements (and the stores' own reads) on `conn` named. When the server connection and
+ * pg's record of it disagree, the statement runs again unnamed and the record is mended: a pooler's reset
+ * (`DISCARD ALL`) or another server connection behind it lacks the name (26000), or has it already
+ * (42P05; by its name, the same text). A statement prepared before another process changed its table's
+ * columns fails with 0A000 on every connection that prepared it: it gets a new name, and runs again
+ * unnamed. Inside a transaction, which any of these errors has aborted, the caller gets that error.
  */
 export function namePreparedStatements(conn: PgQueryable): void {
   const query = conn.query.bind(conn);
   conn.query = (config: unknown, ...rest: unknown[]) => {
-    const { text, name: given } = (config ?? {}) as QueryConfig;
+    const { text, name: given, submit } = (config ?? {}) as QueryConfig & { submit?: unknown };
     const callback = rest[0];
-    if (typeof text !== 'string' || given !== undefined || typeof callback !== 'function')
+    const promised = rest.length === 0 && submit === undefined;
+    if (typeof text !== 'string' || given !== undefined || (typeof callback !== 'function' && !promised))
       return query(config, ...rest);
     const name = statementName(text);
     if (name === undefined) return query(config, ...rest);
-    return query({ ...(config as object), name }, ((err, result) => {
-      if (!staleResultType(err)) return (callback as Callback)(err, result);
-      if (names.get(text) === name) names.delete(text);
-      // Inside a transaction the stale plan has aborted it: its error, not the retry's 25P02, is the answer.
-      return query(config, ((again, retried) =>
-        (callback as Callback)(again?.code === IN_FAILED_TRANSACTION ? err : again, retried)) satisfies Callback);
-    }) satisfies Callback);
+    const run = (done: Callback) =>
+      query({ ...(config as object), name }, ((err, result) => {
+        if (!err || !mended(text, name, err)) return done(err, result);
+        // Inside a transaction the error has aborted it: its error, not the retry's 25P02, is the answer.
+        return query(config, ((again, retried) =>
+          done(again?.code === IN_FAILED_TRANSACTION ? err : again, retried)) satisfies Callback);
+      }) satisfies Callback);
+    if (!promised) return run(callback as Callback);
+    return new Promise((resolve, reject) => run((err, result) => (err ? reject(err) : resolve(result))));
   };
+
+  /** Whether `err` says the name and the server connection disagree: then what is known is mended. */
+  function mended(text: string, name: string, err: Error & { code?: string; routine?: string }): boolean {
+    if (staleResultType(err)) {
+      const entry = names.get(text);
+      if (entry?.name === name) {
+        entry.generation += 1;
+        entry.name = nameFor(text, entry.generation);
+      }
+      return true;
+    }
+    const prepared = preparedOn(conn);
+    if (err.code === NOT_PREPARED && prepared?.[name] !== undefined) {
+      delete prepared[name];
+      return true;
+    }
+    if (err.code === ALREADY_PREPARED && prepared) {
+      prepared[name] = text;
+      return true;
+    }
+    return false;
+  }
 }

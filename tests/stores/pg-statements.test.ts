@@ -1,11 +1,14 @@
+import { spawnSync } from 'node:child_process';
 import { createDb, type Db } from '../../src/stores/database.js';
 import { MAX_NAMED_STATEMENTS, statementName } from '../../src/stores/pg-statements.js';
+import { distPath, useBuiltDist } from '../helpers/build.js';
 import { freshDatabase } from '../helpers/harness.js';
 
 // Statements run prepared, against the test run's database: on PostgreSQL named once per connection
 // (stores/pg-statements.ts), on SQLite from the connection's statement cache. Either way an answer is the
 // one an unprepared statement would give, a table changed by another connection included.
 const pg = Boolean(process.env.TEST_DATABASE_URL);
+useBuiltDist();
 let database: { url: string; drop(): Promise<void> };
 let db: Db;
 let other: Db;
@@ -31,6 +34,8 @@ afterAll(async () => {
 });
 
 const byId = (id: number) => db('prepared_t').where({ id }).first();
+/** A name of Roster's: made of its text, so the same in every instance. */
+const NAME = /^roster_[\w-]{32}$/;
 
 test('a statement run again answers with its own bindings each time', async () => {
   const names = [];
@@ -100,7 +105,7 @@ if (pg) {
       message: expect.stringContaining('refused by its trigger'),
     });
     const name = statementName(text);
-    expect(name).toMatch(/^roster_\d+$/);
+    expect(name).toMatch(NAME);
     // Run again unnamed, the statement would meet the transaction it aborted: "current transaction is aborted".
     await expect(db.transaction((trx) => remove(trx))).rejects.toMatchObject({
       code: '0A000',
@@ -112,6 +117,48 @@ if (pg) {
     await db.raw('DROP TRIGGER prepared_t_refuse ON prepared_t');
   });
 
+  test('after the server connection lost its statements (a pooler resets it with DISCARD ALL), each answers and is prepared again', async () => {
+    const nameOf = (id: number) => db('prepared_t').select('name').where({ id }).first();
+    const text = nameOf(1).toSQL().toNative().sql;
+    expect((await nameOf(2))?.name).toBe('two');
+    await db.raw('DISCARD ALL');
+    expect((await prepared()).filter((p) => p.statement === text)).toEqual([]);
+    expect((await nameOf(2))?.name).toBe('two');
+    expect((await nameOf(1))?.name).toBe('one');
+    expect((await prepared()).filter((p) => p.statement === text)).toEqual([
+      { name: statementName(text), statement: text },
+    ]);
+  });
+
+  test('inside a transaction a statement the server connection lost fails with its own error, then runs again after', async () => {
+    const nameOf = (q: typeof db, id: number) => q('prepared_t').select('name').where({ id }).first();
+    expect((await nameOf(db, 1))?.name).toBe('one');
+    await db.raw('DISCARD ALL');
+    await expect(db.transaction((trx) => nameOf(trx, 1))).rejects.toMatchObject({ code: '26000' });
+    expect((await nameOf(db, 1))?.name).toBe('one');
+  });
+
+  test('a statement the server connection has already under its name (another client prepared it there) runs', async () => {
+    const fresh = createDb(database.url, { poolMax: 1 });
+    try {
+      const nameOf = (id: number) => fresh('prepared_t').select('name', 'id').where({ id }).first();
+      const text = nameOf(1).toSQL().toNative().sql;
+      const name = statementName(text)!;
+      // What a pooler's server connection holds once another instance ran the statement through it.
+      await fresh.raw(`PREPARE "${name}" AS ${text}`);
+      expect(await nameOf(1)).toEqual({ name: 'one', id: 1 });
+      expect(await nameOf(2)).toEqual({ name: 'two', id: 2 });
+      // Still the one PREPARE made (its text starts with PREPARE): nothing was prepared beside it.
+      const held = await fresh.raw<{ rows: { statement: string }[] }>(
+        "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%' || ?",
+        [text],
+      );
+      expect(held.rows).toEqual([{ statement: `PREPARE "${name}" AS ${text}` }]);
+    } finally {
+      await fresh.destroy();
+    }
+  });
+
   test('DDL and a text of more than one statement run unnamed', async () => {
     expect(statementName('CREATE TABLE x (id int)')).toBeUndefined();
     expect(statementName('select 1; select 2')).toBeUndefined();
@@ -121,15 +168,28 @@ if (pg) {
       [{ b: 2 }],
     ]);
     // The trailing semicolon of a single statement does not keep it from being named.
-    expect(statementName('select 3 as c;')).toMatch(/^roster_\d+$/);
+    expect(statementName('select 3 as c;')).toMatch(NAME);
   });
 }
+
+test('a statement has the same name in every process, whatever that process named before it', () => {
+  const texts = ['select name from prepared_t where id = $1', 'select 1 as everywhere'];
+  const script = `const { statementName } = await import(${JSON.stringify(distPath('stores/pg-statements.js'))});
+    statementName('select 2 as only_there');
+    console.log(JSON.stringify(${JSON.stringify(texts)}.reverse().map(statementName).reverse()));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(child.stderr).toBe('');
+  const there = JSON.parse(child.stdout) as string[];
+  expect(there).toEqual(texts.map(statementName));
+  expect(new Set(there).size).toBe(2);
+  for (const name of there) expect(name).toMatch(NAME);
+});
 
 test('the names a process gives are bounded: past them a statement runs unnamed', async () => {
   for (let i = 0; i < MAX_NAMED_STATEMENTS; i += 1) statementName(`select ${i} as bounded`);
   expect(statementName('select 1 as one_more')).toBeUndefined();
   // Named earlier, still named; and an unnamed one answers as well.
-  expect(statementName(`select 0 as bounded`)).toMatch(/^roster_\d+$/);
+  expect(statementName(`select 0 as bounded`)).toMatch(NAME);
   const result = await db.raw('select 7 as one_more_run');
   expect(pg ? result.rows : result).toEqual([{ one_more_run: 7 }]);
 });
