@@ -58,11 +58,12 @@ const preparedOn = (conn: PgQueryable): Record<string, string> | undefined =>
 
 /**
  * Sends knex's statements (and the stores' own reads) on `conn` named. When the server connection and
- * pg's record of it disagree, the statement runs again unnamed and the record is mended: a pooler's reset
- * (`DISCARD ALL`) or another server connection behind it lacks the name (26000), or has it already
- * (42P05; by its name, the same text). A statement prepared before another process changed its table's
- * columns fails with 0A000 on every connection that prepared it: it gets a new name, and runs again
- * unnamed. Inside a transaction, which any of these errors has aborted, the caller gets that error.
+ * pg's record of it disagree, the record is mended and the statement runs again by name, prepared anew
+ * where the connection lacks it (26000: a pooler's `DISCARD ALL`, or another server connection behind it)
+ * or only bound where it has it already (42P05; by its name, the same text); a second disagreement runs it
+ * unnamed. A statement prepared before another process changed its table's columns fails with 0A000 on
+ * every connection that prepared it: it gets a new name, and runs again unnamed. Inside a transaction,
+ * which any of these errors has aborted, the caller gets that error.
  */
 export function namePreparedStatements(conn: PgQueryable): void {
   const query = conn.query.bind(conn);
@@ -72,38 +73,45 @@ export function namePreparedStatements(conn: PgQueryable): void {
     const promised = rest.length === 0 && submit === undefined;
     if (typeof text !== 'string' || given !== undefined || (typeof callback !== 'function' && !promised))
       return query(config, ...rest);
-    const name = statementName(text);
-    if (name === undefined) return query(config, ...rest);
-    const run = (done: Callback) =>
+    if (statementName(text) === undefined) return query(config, ...rest);
+    const run = (done: Callback, again = false) => {
+      const name = statementName(text)!;
       query({ ...(config as object), name }, ((err, result) => {
-        if (!err || !mended(text, name, err)) return done(err, result);
-        // Inside a transaction the error has aborted it: its error, not the retry's 25P02, is the answer.
-        return query(config, ((again, retried) =>
-          done(again?.code === IN_FAILED_TRANSACTION ? err : again, retried)) satisfies Callback);
+        const fix = err ? mend(text, name, err) : undefined;
+        if (!fix) return done(err, result);
+        if (fix === 'by name' && !again) return run(inTransaction(err!, done), true);
+        return query(config, inTransaction(err!, done));
       }) satisfies Callback);
+    };
     if (!promised) return run(callback as Callback);
     return new Promise((resolve, reject) => run((err, result) => (err ? reject(err) : resolve(result))));
   };
 
-  /** Whether `err` says the name and the server connection disagree: then what is known is mended. */
-  function mended(text: string, name: string, err: Error & { code?: string; routine?: string }): boolean {
+  /** Inside a transaction `err` has aborted it: its error, not the next run's 25P02, is the answer. */
+  const inTransaction =
+    (err: Error, done: Callback): Callback =>
+    (again, result) =>
+      done(again?.code === IN_FAILED_TRANSACTION ? err : again, result);
+
+  /** How to run again after `err`, once what is known is mended; undefined when `err` is the answer. */
+  function mend(text: string, name: string, err: Error & { code?: string; routine?: string }) {
     if (staleResultType(err)) {
       const entry = names.get(text);
       if (entry?.name === name) {
         entry.generation += 1;
         entry.name = nameFor(text, entry.generation);
       }
-      return true;
+      return 'unnamed';
     }
     const prepared = preparedOn(conn);
     if (err.code === NOT_PREPARED && prepared?.[name] !== undefined) {
       delete prepared[name];
-      return true;
+      return 'by name';
     }
     if (err.code === ALREADY_PREPARED && prepared) {
       prepared[name] = text;
-      return true;
+      return 'by name';
     }
-    return false;
+    return undefined;
   }
 }

@@ -35,7 +35,7 @@ afterAll(async () => {
 
 const byId = (id: number) => db('prepared_t').where({ id }).first();
 /** A name of Roster's: made of its text, so the same in every instance. */
-const NAME = /^roster_[\w-]{32}$/;
+const NAME = /^roster_[\w-]{32}(?:_\d+)?$/;
 
 test('a statement run again answers with its own bindings each time', async () => {
   const names = [];
@@ -83,6 +83,8 @@ if (pg) {
   test('inside a transaction a stale prepared select * fails with its own error, then runs again after', async () => {
     const all = (q: typeof db) => q('prepared_t').select('*').where({ id: 2 });
     expect(await all(db)).toEqual([{ id: 2, name: 'two', colour: 'red' }]);
+    const text = all(db).toSQL().toNative().sql;
+    const before = statementName(text);
     await other.schema.alterTable('prepared_t', (t) => t.string('size').defaultTo('m'));
     // The error aborted the transaction: the retry's "current transaction is aborted" would hide why.
     await expect(db.transaction((trx) => all(trx))).rejects.toMatchObject({
@@ -90,6 +92,9 @@ if (pg) {
       message: expect.stringContaining('cached plan must not change result type'),
     });
     expect(await all(db)).toEqual([{ id: 2, name: 'two', colour: 'red', size: 'm' }]);
+    // Prepared again under a name of its own: the stale plan stays behind the old one on other connections.
+    expect(statementName(text)).toMatch(NAME);
+    expect(statementName(text)).not.toBe(before);
   });
 
   test("a trigger's 0A000 refusal is the statement's answer, inside a transaction too, and keeps its name", async () => {
@@ -156,6 +161,28 @@ if (pg) {
       expect(held.rows).toEqual([{ statement: `PREPARE "${name}" AS ${text}` }]);
     } finally {
       await fresh.destroy();
+    }
+  });
+
+  test('a statement sent without a callback (for a promise) is named and mended the same way', async () => {
+    const conn = (await db.client.acquireConnection()) as {
+      query(config: { text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
+    };
+    try {
+      const text = 'select name from prepared_t where id = $1';
+      expect((await conn.query({ text, values: [1] })).rows).toEqual([{ name: 'one' }]);
+      await conn.query({ text: 'DISCARD ALL' });
+      expect((await conn.query({ text, values: [2] })).rows).toEqual([{ name: 'two' }]);
+      const held = await conn.query({
+        text: 'SELECT name FROM pg_prepared_statements WHERE statement = $1',
+        values: [text],
+      });
+      expect(held.rows).toEqual([{ name: statementName(text) }]);
+      await expect(conn.query({ text: 'select nothing_here from prepared_t' })).rejects.toMatchObject({
+        code: '42703',
+      });
+    } finally {
+      await db.client.releaseConnection(conn);
     }
   });
 
