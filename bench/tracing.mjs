@@ -5,6 +5,11 @@
 //   on    this build exporting every request's spans (default sampler, protobuf) to a local sink that
 //         reads and discards them;
 //   unsampled  (BENCH_TRACING_UNSAMPLED=1) tracing on with OTEL_TRACES_SAMPLER=always_off.
+//   apollo-off, apollo-on  (BENCH_TRACING_FLOOR=1) the Apollo plain peer untraced, and traced with Roster's
+//         instrumentation and SDK setup (four spans: request, operation, two statements), the one against the
+//         other: what the same spans cost on the leanest build of the stack. Run them on their own
+//         (BENCH_TRACING_VARIANTS=apollo-off,apollo-on): beside Roster's two, the untraced peer's CPU per
+//         request came out 0.8 or 1.6 ms from round to round, and 0.9 ms steadily without them.
 // The sink also counts what reached it while each server ran: nothing, unless tracing is on.
 // Each round runs every variant at once, each at BENCH_TRACING_RATE requests a second (default 250, well under
 // what one answers on two cores): the host's drift, which moves one server's CPU per request by ±20 % from one
@@ -58,8 +63,9 @@ async function startSink() {
 async function startVariant(variant, token) {
   const { child, url } = await startServer(
     variant.script,
-    { ...AS_SHIPPED, RESPONSE_CACHE_MB: '0', ...variant.env },
-    SHIPPED_NODE_ARGS,
+    // A peer runs with Node's defaults, as `npm run bench` runs it; Roster with its image's flags.
+    { ...(variant.peer ? {} : AS_SHIPPED), RESPONSE_CACHE_MB: '0', ...variant.env },
+    variant.peer ? [] : SHIPPED_NODE_ARGS,
   );
   for (const body of new Set(sequence)) {
     const text = await (await post(url, token, body)).text();
@@ -105,9 +111,11 @@ async function main() {
     off: await startSink(),
     unsampled: await startSink(),
     on: await startSink(),
+    'apollo-off': await startSink(),
+    'apollo-on': await startSink(),
   };
   const script = here('servers/roster.mjs');
-  const variants = [
+  const listed = [
     ...(base ? [{ key: 'base', name: `before tracing (${base.sha})`, script: base.script, env: NO_TRACING }] : []),
     { key: 'off', name: 'tracing off (no endpoint)', script, env: NO_TRACING },
     // The instrumentation's own share: hooks and non-recording spans, nothing recorded or exported.
@@ -127,7 +135,36 @@ async function main() {
       script,
       env: { ...NO_TRACING, OTEL_EXPORTER_OTLP_ENDPOINT: sinks.on.url, OTEL_BSP_SCHEDULE_DELAY: '1000' },
     },
+    ...(process.env.BENCH_TRACING_FLOOR === '1'
+      ? [
+          {
+            key: 'apollo-off',
+            name: 'Apollo plain, untraced',
+            script: here('servers/plain-apollo.mjs'),
+            env: NO_TRACING,
+            peer: true,
+            reference: 'apollo-off',
+          },
+          {
+            key: 'apollo-on',
+            name: 'Apollo plain, traced the same way',
+            script: here('servers/plain-apollo.mjs'),
+            env: {
+              ...NO_TRACING,
+              PLAIN_TRACING: '1',
+              OTEL_EXPORTER_OTLP_ENDPOINT: sinks['apollo-on'].url,
+              OTEL_BSP_SCHEDULE_DELAY: '1000',
+            },
+            peer: true,
+            reference: 'apollo-off',
+          },
+        ]
+      : []),
   ];
+  // BENCH_TRACING_VARIANTS=apollo-off,apollo-on runs those only (keys as above).
+  const only = process.env.BENCH_TRACING_VARIANTS?.split(',').map((key) => key.trim());
+  const variants = only ? listed.filter((v) => only.includes(v.key)) : listed;
+  if (!variants.length) throw new Error(`BENCH_TRACING_VARIANTS names none of ${listed.map((v) => v.key).join(', ')}`);
   const load0 = loadavg();
   const mode = RATE
     ? `all at once, ${RATE} req/s each over ${RATE_CONNECTIONS} connections`
@@ -168,7 +205,7 @@ async function main() {
     }
   }
   for (const sink of Object.values(sinks)) sink.close();
-  const reference = base ? 'base' : 'off';
+  const reference = base ? 'base' : variants.some((v) => v.key === 'off') ? 'off' : variants[0].reference;
   const ref = variants.find((v) => v.key === reference);
   const summary = variants.map((v) => {
     const r = runs[v.key];
@@ -186,7 +223,9 @@ async function main() {
   });
   // Each round's figure against the reference's in the same round, then the median: the machine's drift
   // between rounds (it is shared) falls out of the comparison.
-  const paired = (key, field) => median(runs[key].map((r, i) => r[field] / runs[reference][i][field] - 1)) * 100;
+  // A peer's variants are compared with that peer untraced (their `reference`), Roster's with Roster's.
+  const referenceOf = (key) => variants.find((v) => v.key === key).reference ?? reference;
+  const paired = (key, field) => median(runs[key].map((r, i) => r[field] / runs[referenceOf(key)][i][field] - 1)) * 100;
   const rows = summary.map(
     (s) =>
       `| ${s.name} | ${fmt(s.rps)} | ${fmt(s.cpuMsPerRequest, 3)} | ${fmt(paired(s.key, 'cpuMsPerRequest'), 1)} % |${RATE ? '' : ` ${fmt(-paired(s.key, 'rps'), 1)} % |`} ${s.p50} / ${s.p99} | ${s.exports} | ${fmt(s.exportBytesPerRequest)} | ${s.non2xx} |`,
@@ -199,7 +238,7 @@ async function main() {
       .map((n) => n.toFixed(1))
       .join(
         ', ',
-      )} at the end. Rotating workload, RESPONSE_CACHE_MB=0, ${ROUNDS} rounds of ${DURATION} s, the servers ${mode} (medians; the comparisons are the median of each round's against the reference's in that round). Against: ${ref.name}.`,
+      )} at the end. Rotating workload, RESPONSE_CACHE_MB=0, ${ROUNDS} rounds of ${DURATION} s, the servers ${mode} (medians; the comparisons are the median of each round's against the reference's in that round). Against: ${ref.name}${variants.some((v) => v.reference) ? '; the Apollo plain peer traced against it untraced' : ''}.`,
     '',
     // At a fixed rate every server answers as many: only the CPU it took tells them apart.
     `| server | req/s | server CPU ms/request | CPU/request vs reference |${RATE ? '' : ' req/s lost |'} p50 / p99 ms | exports received | export bytes/request | non-2xx |`,

@@ -30,6 +30,8 @@ export function openData(databaseUrl) {
   // Named statements: each connection of the pool prepares them once.
   const one = async (name, text, values) => (await pool.query({ name, text, values })).rows;
   return {
+    /** The two statements of a computed answer, as they are sent (a traced peer names its spans with them). */
+    statements: { event: EVENT, page: PAGE },
     async userToken(hash, now) {
       const [row] = await one('user_token', USER_TOKEN, [hash, now]);
       return (

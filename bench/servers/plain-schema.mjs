@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 
 const url = process.env.DATABASE_URL ?? '';
 const { openData } = await import(url.startsWith('postgres') ? './plain-pg.mjs' : './plain-sqlite.mjs');
-const data = await openData(url);
+export const data = await openData(url);
 
 export const schema = `
   type Query { event(slug: String!): Event }

@@ -18,15 +18,21 @@ export function openData(databaseUrl) {
     JOIN client_apps a ON a.id = k.app_id
     JOIN users owner ON owner.id = a.owner_id AND owner.activation_state = 'active'
     WHERE k.token_hash = ?`);
-  const event = db.prepare(`
+  const statements = {
+    event: `
     SELECT e.id, e.visibility,
       EXISTS (SELECT 1 FROM event_organizers o WHERE o.event_id = e.id AND o.user_id = ?) AS organizer
-    FROM events e WHERE e.slug = ?`);
-  const page = db.prepare(`
+    FROM events e WHERE e.slug = ?`,
+    page: `
     SELECT u.name, u.email, u.activation_state AS activationState
     FROM registrations r JOIN users u ON u.id = r.user_id
-    WHERE r.event_id = ? ORDER BY r.id LIMIT ?`);
+    WHERE r.event_id = ? ORDER BY r.id LIMIT ?`,
+  };
+  const event = db.prepare(statements.event);
+  const page = db.prepare(statements.page);
   return {
+    /** The two statements of a computed answer (a traced peer names its spans with them). */
+    statements,
     userToken(hash, now) {
       const row = userToken.get(hash, now, now);
       return row && { viewer: { kind: 'user', actingUserId: row.userId }, expiresAt: row.expiresAt };
