@@ -35,16 +35,12 @@ export class EpochStore {
 
   constructor(private readonly db: Db) {}
 
-  /** SQLite: the read that every request reaching it in this turn of the event loop shares. */
-  private sqliteTurn: Promise<Row> | undefined;
+  /** The read that every request reaching it in this turn of the event loop shares. */
+  private turn: Promise<Row> | undefined;
 
   /** All three in one statement, as strings (PostgreSQL returns bigint as one). Every API request reads them. */
   async current(): Promise<Epochs> {
-    const row: Row = this.db.isTransaction
-      ? firstRow(await this.db.raw(READ))
-      : isSqlite(this.db)
-        ? await this.sharedSqliteRead()
-        : await this.sharedPgRead();
+    const row: Row = this.db.isTransaction ? firstRow(await this.db.raw(READ)) : await this.sharedRead();
     if (!row) throw new Error('auth_epoch or data_epoch has no row: run the migrations');
     return { auth: String(row.auth), data: String(row.data), changes: String(row.changes ?? 0) };
   }
@@ -52,17 +48,18 @@ export class EpochStore {
   /**
    * Made once the event loop has run every callback of this turn (setImmediate), so it starts after each
    * request that asked in the turn: concurrent requests share one statement and still never see a value
-   * read before they asked.
+   * read before they asked. On PostgreSQL a read still under way then is waited out (fresh-reads.ts).
    */
-  private sharedSqliteRead(): Promise<Row> {
-    this.sqliteTurn ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      this.sqliteTurn = undefined;
+  private sharedRead(): Promise<Row> {
+    this.turn ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.turn = undefined;
+      if (!isSqlite(this.db)) return this.sharedPgRead();
       // Straight on the idle connection (a prepared statement, a few µs), not through knex's pool; when a
       // transaction holds the one connection (or it is not opened yet), through knex, which waits for it.
       const conn = idleSqliteConnection(this.db);
       return conn ? this.readSqlite(conn) : this.db.raw(READ).then((result: Row[]) => firstRow(result));
     });
-    return this.sqliteTurn;
+    return this.turn;
   }
 
   /** Outside knex, so outside its query events: the span is made here (when a request is being traced). */

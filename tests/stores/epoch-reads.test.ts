@@ -63,9 +63,8 @@ test('calls made together share a read, and every one sees a write committed bef
     }
     const answers = await Promise.all(calls);
     expect(answers.map((epochs) => Number(epochs.data))).toEqual([before + 1, before + 1, before + 1]);
-    // SQLite: one read for the turn. PostgreSQL: the first starts one at once; the two that ask while it is
-    // under way (it may have started before they asked) share the next.
-    expect(reads.count()).toBe(sqlite() ? 1 : 2);
+    // One read for the turn, made after all three asked.
+    expect(reads.count()).toBe(1);
   } finally {
     reads.restore();
   }
@@ -123,10 +122,10 @@ test('a failed read fails every call that shared it, and the next call reads aga
     try {
       const together = [store.current(), store.current()];
       for (const call of together) await expect(call).rejects.toThrow(/auth_epoch|data_epoch/);
-      // SQLite: one read for the turn; PostgreSQL: the second, asking while the first was under way, waits for the next.
-      expect(reads.count()).toBe(sqlite() ? 1 : 2);
+      // One read for the turn; the next call reads again.
+      expect(reads.count()).toBe(1);
       await expect(store.current()).rejects.toThrow(/auth_epoch|data_epoch/);
-      expect(reads.count()).toBe(sqlite() ? 2 : 3);
+      expect(reads.count()).toBe(2);
     } finally {
       reads.restore();
     }
