@@ -70,6 +70,50 @@ test('calls made together share a read, and every one sees a write committed bef
   }
 });
 
+if (process.env.TEST_DATABASE_URL) {
+  test('on PostgreSQL a call in a later turn, while an earlier read is under way, waits for a read of its own', async () => {
+    const store = new EpochStore(database.db);
+    const before = Number((await store.current()).data);
+    const client = database.db.client as {
+      acquireConnection(): Promise<unknown>;
+      releaseConnection(conn: unknown): Promise<unknown>;
+    };
+    const acquire = client.acquireConnection.bind(client);
+    const release = client.releaseConnection.bind(client);
+    let reads = 0;
+    let ran!: () => void;
+    const firstRan = new Promise<void>((resolve) => (ran = resolve));
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    client.acquireConnection = () => {
+      reads += 1;
+      return acquire();
+    };
+    // The first read's statement has answered, but its read is not over until its connection goes back.
+    client.releaseConnection = async (conn) => {
+      if (reads === 1) {
+        ran();
+        await held;
+      }
+      return release(conn);
+    };
+    try {
+      const first = store.current();
+      await firstRan;
+      await bumpElsewhere();
+      const later = store.current();
+      await new Promise((resolve) => setImmediate(resolve));
+      letGo();
+      expect(Number((await first).data)).toBe(before);
+      expect(Number((await later).data)).toBe(before + 1);
+      expect(reads).toBe(2);
+    } finally {
+      client.acquireConnection = acquire;
+      client.releaseConnection = release;
+    }
+  });
+}
+
 test('a call made after a read was made reads again', async () => {
   const store = new EpochStore(database.db);
   const reads = countReads(database.db);
