@@ -7,9 +7,9 @@
 //   unsampled  (BENCH_TRACING_UNSAMPLED=1) tracing on with OTEL_TRACES_SAMPLER=always_off.
 //   apollo-off, apollo-on  (BENCH_TRACING_FLOOR=1) the Apollo plain peer untraced, and traced with Roster's
 //         instrumentation and SDK setup (four spans: request, operation, two statements), the one against the
-//         other: what the same spans cost on the leanest build of the stack. Run them on their own
-//         (BENCH_TRACING_VARIANTS=apollo-off,apollo-on): beside Roster's two, the untraced peer's CPU per
-//         request came out 0.8 or 1.6 ms from round to round, and 0.9 ms steadily without them.
+//         other: what the same spans cost on the leanest build of the stack. The peer runs with Node's
+//         defaults: under Roster's image flags its untraced CPU per request came out 0.8 or 1.6 ms from round
+//         to round. BENCH_TRACING_VARIANTS=apollo-off,apollo-on runs the pair on its own.
 // The sink also counts what reached it while each server ran: nothing, unless tracing is on.
 // Each round runs every variant at once, each at BENCH_TRACING_RATE requests a second (default 250, well under
 // what one answers on two cores): the host's drift, which moves one server's CPU per request by ±20 % from one
@@ -238,7 +238,7 @@ async function main() {
       .map((n) => n.toFixed(1))
       .join(
         ', ',
-      )} at the end. Rotating workload, RESPONSE_CACHE_MB=0, ${ROUNDS} rounds of ${DURATION} s, the servers ${mode} (medians; the comparisons are the median of each round's against the reference's in that round). Against: ${ref.name}${variants.some((v) => v.reference) ? '; the Apollo plain peer traced against it untraced' : ''}.`,
+      )} at the end. Rotating workload, RESPONSE_CACHE_MB=0, ${ROUNDS} rounds of ${DURATION} s, the servers ${mode} (medians; the comparisons are the median of each round's against the reference's in that round). Against: ${ref.name}${variants.some((v) => v.reference && v.reference !== reference) ? '; the Apollo plain peer traced against it untraced' : ''}.`,
     '',
     // At a fixed rate every server answers as many: only the CPU it took tells them apart.
     `| server | req/s | server CPU ms/request | CPU/request vs reference |${RATE ? '' : ' req/s lost |'} p50 / p99 ms | exports received | export bytes/request | non-2xx |`,
