@@ -13,7 +13,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const { viewer } = res.locals;
       const info = requestInfo(res);
-      const { operationName: operation, cost } = info;
+      const { operationName: operation, cost, replay } = info;
       const labels = {
         route: routeLabel(path),
         operation: metrics.operationLabel(operation ?? ''),
@@ -30,6 +30,7 @@ export function requestLog(logger: Logger, metrics: Metrics) {
           tokenKind: viewer?.kind,
           operationName: operation,
           cost,
+          replay,
         },
         'request',
       );

@@ -41,6 +41,24 @@ test('one JSON log line per request: request id, token kind, operation, status, 
   expect(JSON.stringify(lines)).not.toContain(fx.tokens.organizerUser);
 });
 
+test("a GraphQL request's line says whether its answer was replayed or computed", async () => {
+  const ask = (id: string) =>
+    fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${fx.tokens.organizerUser}`,
+        'Content-Type': 'application/json',
+        'X-Request-Id': id,
+      },
+      body: JSON.stringify({ query: '{ event(slug: "public-meetup") { name } }' }),
+    });
+  expect((await ask('log-replay-1')).status).toBe(200);
+  expect((await ask('log-replay-2')).status).toBe(200);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(requestLine('log-replay-1')).toMatchObject({ replay: 'miss' });
+  expect(requestLine('log-replay-2')).toMatchObject({ replay: 'hit' });
+});
+
 test('a rejected token is logged without the token', async () => {
   const res = await fetch(`${server.url}/graphql`, {
     method: 'POST',
