@@ -212,6 +212,44 @@ test('an answer replayed at both instances is recomputed at both after a write b
   expect(await names(a().url)).toEqual(['Guest After']);
 });
 
+test('an organizer removed from a private event by the CLI loses it at both instances at once', async () => {
+  const owner = await stores.users.create({ email: 'keeper@example.com', name: 'Keeper' });
+  const leaving = await stores.users.create({ email: 'leaving@example.com', name: 'Leaving Organizer' });
+  await stores.events.create({
+    slug: 'closed-door',
+    name: 'Closed Door',
+    visibility: 'private',
+    organizerIds: [owner.id, leaving.id],
+  });
+  const { appToken } = await stores.apps.create({
+    ownerId: leaving.id,
+    name: 'Leaving',
+    redirectUris: ['https://l.example/cb'],
+  });
+  const eventName = async (url: string) => {
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: '{ event(slug: "closed-door") { name } }' }),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: { event: { name: string } | null } }).data.event?.name ?? null;
+  };
+  // Each instance has read the event and its organizers (and kept the answer) before the write.
+  for (const instance of [a(), b(), a(), b()]) expect(await eventName(instance.url)).toBe('Closed Door');
+  const removed = await cli(database.url, [
+    'event',
+    'update',
+    '--event',
+    'closed-door',
+    '--remove-organizer',
+    'leaving@example.com',
+  ]);
+  expect(removed.code).toBe(0);
+  expect(await eventName(b().url)).toBeNull();
+  expect(await eventName(a().url)).toBeNull();
+});
+
 test('a registration added or removed elsewhere shows at both instances at once', async () => {
   const owner = await stores.users.create({ email: 'doors@example.com', name: 'Doors Owner' });
   const guest = await stores.users.create({ email: 'walkin@example.com', name: 'Walk In' });

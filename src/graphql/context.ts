@@ -3,6 +3,7 @@ import type { Services } from '../services/services.js';
 import type { Viewer } from '../services/viewer.js';
 import { createAccess, type Access } from '../services/access.js';
 import type { RequestInfo } from '../http/locals.js';
+import type { EpochRead } from '../stores/rows-at-epoch.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { LiveStream } from './stream/live-stream.js';
 
@@ -38,7 +39,15 @@ export function viewerReads(
   return { viewer, loaders, access };
 }
 
-export function buildContext(viewer: Viewer, services: Services, requestId: string, info: RequestInfo): GraphQLContext {
-  const reads = viewerReads(viewer, services, createLoaders(services, info.reads));
+/** `dataEpoch`: what the request read before it began (an API request's bearer check reads it), if anything. */
+export function buildContext(
+  viewer: Viewer,
+  services: Services,
+  requestId: string,
+  info: RequestInfo,
+  dataEpoch?: EpochRead,
+): GraphQLContext {
+  const loaders = createLoaders(services, info.reads, dataEpoch && { at: dataEpoch, viewer });
+  const reads = viewerReads(viewer, services, loaders);
   return { ...reads, services, requestId, info, cost: { requested: 0, nodes: 0 } };
 }

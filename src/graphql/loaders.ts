@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { ReuseFor } from '../services/event-service.js';
 import type { Services } from '../services/services.js';
 import type { EventRow, EventWithOrganizers, RegistrationWithRegistrant, UserRow } from '../stores/types.js';
 import type { AnswerReads } from '../lib/answer-reads.js';
@@ -16,15 +17,19 @@ export class Loaders {
   #registeredEventIds?: DataLoader<number, number[]>;
   #registrationCount?: DataLoader<number, number>;
 
-  /** `reads`: where an answer that may be replayed records the registrations it reads. */
+  /**
+   * `reads`: where an answer that may be replayed records the registrations it reads. `reuse`: the data epoch
+   * the request read before it began, and its viewer, for which events read by an earlier request are reused.
+   */
   constructor(
     private readonly services: Services,
     private readonly reads?: AnswerReads,
+    private readonly reuse?: ReuseFor,
   ) {}
 
   get eventBySlug(): DataLoader<string, EventRow | null> {
     return (this.#eventBySlug ??= new DataLoader(async (slugs) => {
-      const rows = this.withOrganizers(await this.services.events.findBySlugsWithOrganizers(slugs));
+      const rows = this.withOrganizers(await this.services.events.findBySlugsWithOrganizers(slugs, this.reuse));
       return slugs.map((slug) => rows.find((r) => r.slug === slug) ?? null);
     }));
   }
@@ -32,7 +37,7 @@ export class Loaders {
   get eventById(): DataLoader<number, EventRow | null> {
     return (this.#eventById ??= new DataLoader(async (ids) => {
       const rows = new Map(
-        this.withOrganizers(await this.services.events.findByIdsWithOrganizers(ids)).map((e) => [e.id, e]),
+        this.withOrganizers(await this.services.events.findByIdsWithOrganizers(ids, this.reuse)).map((e) => [e.id, e]),
       );
       return ids.map((id) => rows.get(id) ?? null);
     }));
@@ -85,4 +90,5 @@ export class Loaders {
   }
 }
 
-export const createLoaders = (services: Services, reads?: AnswerReads): Loaders => new Loaders(services, reads);
+export const createLoaders = (services: Services, reads?: AnswerReads, reuse?: ReuseFor): Loaders =>
+  new Loaders(services, reads, reuse);

@@ -122,7 +122,11 @@ export async function createGraphqlRouter(
   router.use(PATHS.graphqlStream.slice(PATHS.graphql.length), streams.router);
   settleUrlParseCheck();
   const apolloMiddleware = expressMiddleware(apollo, {
-    context: async ({ res }) => buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res)),
+    context: async ({ res }) => {
+      const { epochs, epochsReadAt } = res.locals;
+      const at = epochs && epochsReadAt !== undefined ? { epoch: epochs.data, readAt: epochsReadAt } : undefined;
+      return buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res), at);
+    },
   });
   router.use(explorerAssets());
   const landingPage = explorerPage(deps.config);

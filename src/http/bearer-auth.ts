@@ -39,9 +39,10 @@ export function sendBearerError(res: Response, err: BearerError, format: 'graphq
 export function requireViewer(viewers: ViewerLookup, format: 'graphql' | 'oauth') {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      const { viewer, epochs, expiresAt } = await viewers(bearerToken(req.headers.authorization));
+      const { viewer, epochs, epochsReadAt, expiresAt } = await viewers(bearerToken(req.headers.authorization));
       res.locals.viewer = viewer;
       res.locals.epochs = epochs;
+      res.locals.epochsReadAt = epochsReadAt;
       res.locals.tokenExpiresAt = expiresAt;
     } catch (err) {
       if (err instanceof BearerError) return sendBearerError(res, err, format);

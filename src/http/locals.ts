@@ -28,8 +28,10 @@ declare module 'express-serve-static-core' {
     viewer?: Viewer;
     /** When the bearer token ends (epoch ms; Infinity for an app token), once `requireViewer` has run. */
     tokenExpiresAt?: number;
-    /** The database's epochs, read by `requireViewer` before the token was resolved. */
+    /** The database's epochs, read by `requireViewer` before the token was resolved... */
     epochs?: Epochs;
+    /** ...and when they were read (performance.now()). */
+    epochsReadAt?: number;
     /** The request timeout has answered 503: whatever fails later is moot. */
     timedOut?: boolean;
     /** A GraphQL read: its POST may be answered 304 too (graphql/conditional.ts). */

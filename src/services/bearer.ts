@@ -123,11 +123,12 @@ export function createViewerLookup(
   };
 
   /**
-   * The viewer, the database's epochs read before it was resolved (a cached answer needs the data one), and
-   * when the token ends (epoch ms; Infinity for an app token).
+   * The viewer, the database's epochs read before it was resolved (a cached answer needs the data one) and
+   * when (performance.now()), and when the token ends (epoch ms; Infinity for an app token).
    */
-  return async function resolveToken(token: string): Promise<{ viewer: Viewer; epochs: Epochs; expiresAt: number }> {
+  return async function resolveToken(token: string): Promise<ResolvedToken> {
     const epochs = await stores.epochs.current();
+    const epochsReadAt = performance.now();
     const epoch = epochs.auth;
     if (epoch !== lastEpoch) {
       cache.clear(); // everything cached before the bump is suspect
@@ -137,7 +138,7 @@ export function createViewerLookup(
     const hit = cache.get(key);
     if (hit && hit.epoch === epoch) {
       noteUse(hit.viewer);
-      return { viewer: hit.viewer, epochs, expiresAt: hit.expiresAt };
+      return { viewer: hit.viewer, epochs, epochsReadAt, expiresAt: hit.expiresAt };
     }
     const { viewer, expiresAt } = await lookup(token);
     noteUse(viewer);
@@ -147,8 +148,15 @@ export function createViewerLookup(
       Object.freeze(viewer.scopes);
       cache.set(key, { viewer: Object.freeze(viewer), epoch, expiresAt }, { ttl });
     }
-    return { viewer, epochs, expiresAt };
+    return { viewer, epochs, epochsReadAt, expiresAt };
   };
+}
+
+export interface ResolvedToken {
+  viewer: Viewer;
+  epochs: Epochs;
+  epochsReadAt: number;
+  expiresAt: number;
 }
 
 export type ViewerLookup = ReturnType<typeof createViewerLookup>;

@@ -1,8 +1,10 @@
+import type { EventReuse } from '../stores/event-store.js';
+import type { EpochRead } from '../stores/rows-at-epoch.js';
 import type { Stores } from '../stores/stores.js';
 import type { EventRow, EventWithOrganizers, Page, UserRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import { checkEventFields, type EventFieldInput, type NewEventFieldInput } from './event-fields.js';
-import { actingUserId } from './policy.js';
+import { actingUserId, canSeeEvent } from './policy.js';
 import type { UserService } from './user-service.js';
 import type { Viewer } from './viewer.js';
 import * as v from './validation.js';
@@ -21,6 +23,17 @@ export type EventUpdateInput = EventFieldInput & {
   removeOrganizers?: readonly string[];
 };
 
+/** Who reads events, at which data epoch (read just before): what lets kept rows be reused for them. */
+export interface ReuseFor {
+  at: EpochRead;
+  viewer: Viewer;
+}
+
+const visibleReuse = ({ at, viewer }: ReuseFor): EventReuse => ({
+  at,
+  usable: (event) => canSeeEvent(viewer, event, event.organizerIds),
+});
+
 /** An event with its organizers (in the order stored) and how many registered. */
 export interface EventDetail {
   event: EventRow;
@@ -34,13 +47,17 @@ export class EventService {
     private readonly users: UserService,
   ) {}
 
-  /** Events with their organizers' ids, each read in one statement with its event. */
-  findBySlugsWithOrganizers(slugs: readonly string[]): Promise<EventWithOrganizers[]> {
-    return this.stores.events.findBySlugsWithOrganizers(slugs);
+  /**
+   * Events with their organizers' ids, each read in one statement with its event. `reuse` (a request's data
+   * epoch, read just before, and its viewer) lets rows read at that same epoch be reused, but only those the
+   * viewer may see: an event hidden from them is read as a missing one is, in the same time.
+   */
+  findBySlugsWithOrganizers(slugs: readonly string[], reuse?: ReuseFor): Promise<EventWithOrganizers[]> {
+    return this.stores.events.findBySlugsWithOrganizers(slugs, reuse && visibleReuse(reuse));
   }
 
-  findByIdsWithOrganizers(ids: readonly number[]): Promise<EventWithOrganizers[]> {
-    return this.stores.events.findByIdsWithOrganizers(ids);
+  findByIdsWithOrganizers(ids: readonly number[], reuse?: ReuseFor): Promise<EventWithOrganizers[]> {
+    return this.stores.events.findByIdsWithOrganizers(ids, reuse && visibleReuse(reuse));
   }
 
   /** Keyset page of the events the viewer may see (policy.canSeeEvent, as one statement): public or organized. */

@@ -9,6 +9,7 @@ import { chunks } from './chunks.js';
 import type { Db } from './database.js';
 import { hotRead } from './hot-reads.js';
 import { keysetPage } from './keyset.js';
+import { RowsAtEpoch, type EpochRead } from './rows-at-epoch.js';
 import { toEvent, toEventWithOrganizers } from './rows.js';
 import type { EventRow, EventWithOrganizers, Page } from './types.js';
 
@@ -43,7 +44,20 @@ export function eventDiffers(row: EventValues, e: Partial<EventFieldValues>): bo
   return EVENT_FIELDS.some((f) => e[f.prop] !== undefined && row[f.prop] !== e[f.prop]);
 }
 
+/** Events kept with their organizers, per key: far more than an instance's API reads between two writes. */
+const EVENTS_KEPT = 1000;
+
+/** When kept events may be reused: at the data epoch the caller read, and for a row `usable` accepts. */
+export interface EventReuse {
+  at: EpochRead;
+  usable: (event: EventWithOrganizers) => boolean;
+}
+
 export class EventStore {
+  /** The API's event reads, kept while the data epoch stands still (rows-at-epoch.ts). */
+  private readonly bySlug = new RowsAtEpoch<string, EventWithOrganizers>(EVENTS_KEPT);
+  private readonly byId = new RowsAtEpoch<number, EventWithOrganizers>(EVENTS_KEPT);
+
   constructor(private readonly db: Db) {}
 
   /** A few statements for any number of slugs (one for a page's worth). */
@@ -58,14 +72,30 @@ export class EventStore {
     return rows;
   }
 
-  /** Events by slug with their organizers, one statement for any number (the API reads both for each). */
-  findBySlugsWithOrganizers(slugs: readonly string[]): Promise<EventWithOrganizers[]> {
-    return this.findWithOrganizers('slug', slugs);
+  /**
+   * Events by slug with their organizers, one statement for any number (the API reads both for each). Given
+   * the data epoch the caller read just before, rows read at that same epoch are reused, no statement, where
+   * `reuse.usable` says so (rows-at-epoch.ts).
+   */
+  findBySlugsWithOrganizers(slugs: readonly string[], reuse?: EventReuse): Promise<EventWithOrganizers[]> {
+    return this.keptWithOrganizers(this.bySlug, 'slug', slugs, (e) => e.slug, reuse);
   }
 
   /** Events by id with their organizers, as findBySlugsWithOrganizers. */
-  findByIdsWithOrganizers(ids: readonly number[]): Promise<EventWithOrganizers[]> {
-    return this.findWithOrganizers('id', ids);
+  findByIdsWithOrganizers(ids: readonly number[], reuse?: EventReuse): Promise<EventWithOrganizers[]> {
+    return this.keptWithOrganizers(this.byId, 'id', ids, (e) => e.id, reuse);
+  }
+
+  private keptWithOrganizers<K extends string | number>(
+    kept: RowsAtEpoch<K, EventWithOrganizers>,
+    column: 'slug' | 'id',
+    keys: readonly K[],
+    keyOf: (e: EventWithOrganizers) => K,
+    reuse: EventReuse | undefined,
+  ): Promise<EventWithOrganizers[]> {
+    // A transaction's reads may see its own writes, not yet anyone else's: never kept, never served kept rows.
+    const at = this.db.isTransaction ? undefined : reuse?.at;
+    return kept.get(keys, at, keyOf, (missing) => this.findWithOrganizers(column, missing), reuse?.usable);
   }
 
   /** The events' columns and their organizers' ids as one text column (string_agg: PostgreSQL, SQLite ≥ 3.44). */
@@ -89,7 +119,12 @@ export class EventStore {
               ),
             ),
       );
-      for (const r of found) rows.push(toEventWithOrganizers(r));
+      for (const r of found) {
+        const row = toEventWithOrganizers(r);
+        // Shared by every request reading the same epoch once kept: nobody may change them.
+        Object.freeze(row.organizerIds);
+        rows.push(row);
+      }
     }
     return rows;
   }

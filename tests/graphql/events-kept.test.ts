@@ -1,0 +1,143 @@
+import { request } from 'node:http';
+import { createDb, type Db } from '../../src/stores/database.js';
+import { createStores, type Stores } from '../../src/stores/stores.js';
+import { useSeededServer } from '../helpers/fixtures.js';
+import { gql } from '../helpers/graphql.js';
+import { sqlDuring } from '../helpers/sql.js';
+
+// A computed answer reuses the events another request read at the same data epoch (stores/rows-at-epoch.ts).
+// Replays are off here, so every answer below is computed: a write committed elsewhere (another instance, the
+// CLI) must show in the very next answer, and what an organizer may see must follow their removal at once.
+const t = useSeededServer({ RESPONSE_CACHE_MB: '0' });
+
+/** Another connection to the same database, as another instance or the CLI writes through. */
+let other: Db;
+let elsewhere: Stores;
+beforeAll(async () => {
+  other = createDb(t.server.config.databaseUrl);
+  elsewhere = createStores(other);
+});
+afterAll(() => other.destroy());
+
+const NAME = 'query($slug: String!) { event(slug: $slug) { name visibility } }';
+const REGISTRANTS = 'query($slug: String!) { event(slug: $slug) { name registrations { totalCount } } }';
+
+/** The statements a request runs that read events (with their organizers). */
+async function eventReads(fn: () => Promise<unknown>): Promise<string[]> {
+  const { sql } = await sqlDuring(t.server.db, fn);
+  return sql.filter((s) => /\bfrom\s+[`"]?events\b/i.test(s));
+}
+
+test('the same event at the same data epoch is read once, whoever asks', async () => {
+  const slug = { slug: 'public-meetup' };
+  const first = await gql(t.server, t.fx.tokens.organizerUser, NAME, slug);
+  expect(first.body.data).toEqual({ event: { name: 'Public Meetup', visibility: 'PUBLIC' } });
+  let again!: Awaited<ReturnType<typeof gql>>;
+  expect(await eventReads(async () => (again = await gql(t.server, t.fx.tokens.otherApp, NAME, slug)))).toEqual([]);
+  expect(again.body.data).toEqual(first.body.data);
+});
+
+test('an event renamed elsewhere is read afresh by the next answer', async () => {
+  const slug = { slug: 'public-meetup' };
+  expect((await gql(t.server, t.fx.tokens.organizerUser, NAME, slug)).body.data).toMatchObject({
+    event: { name: 'Public Meetup' },
+  });
+  await elsewhere.events.update(t.fx.publicEvent.id, { slug: 'public-meetup', name: 'Renamed Meetup' });
+  for (const token of [t.fx.tokens.organizerUser, t.fx.tokens.otherUser]) {
+    expect((await gql(t.server, token, NAME, slug)).body.data).toMatchObject({ event: { name: 'Renamed Meetup' } });
+  }
+  await elsewhere.events.update(t.fx.publicEvent.id, { slug: 'public-meetup', name: 'Public Meetup' });
+  expect((await gql(t.server, t.fx.tokens.otherUser, NAME, slug)).body.data).toMatchObject({
+    event: { name: 'Public Meetup' },
+  });
+});
+
+test('an organizer removed elsewhere loses a private event and its registrants at once, and gets them back', async () => {
+  const slug = { slug: 'private-retreat' };
+  const token = t.fx.tokens.organizerUser;
+  const seen = await gql(t.server, token, REGISTRANTS, slug);
+  expect(seen.body.data).toEqual({ event: { name: 'Private Retreat', registrations: { totalCount: 1 } } });
+  // Another organizer keeps the event; ours is removed by a write this server took no part in.
+  const stand = await elsewhere.users.create({ email: 'stand-in@example.com', name: 'Stand In' });
+  await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [stand.id]);
+  const removed = await gql(t.server, token, REGISTRANTS, slug);
+  expect(removed.status).toBe(200);
+  expect(removed.body.data).toEqual({ event: null });
+  await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [t.fx.organizer.id]);
+  expect((await gql(t.server, token, REGISTRANTS, slug)).body.data).toEqual(seen.body.data);
+});
+
+test('a private event made public elsewhere shows to everyone at once, and hides again', async () => {
+  const slug = { slug: 'private-retreat' };
+  const stranger = t.fx.tokens.otherUser;
+  expect((await gql(t.server, stranger, NAME, slug)).body.data).toEqual({ event: null });
+  await elsewhere.events.update(t.fx.privateEvent.id, { slug: 'private-retreat', visibility: 'public' });
+  expect((await gql(t.server, stranger, NAME, slug)).body.data).toEqual({
+    event: { name: 'Private Retreat', visibility: 'PUBLIC' },
+  });
+  await elsewhere.events.update(t.fx.privateEvent.id, { slug: 'private-retreat', visibility: 'private' });
+  expect((await gql(t.server, stranger, NAME, slug)).body.data).toEqual({ event: null });
+});
+
+test('an event deleted elsewhere is gone from the next answer', async () => {
+  const made = await elsewhere.events.create({
+    slug: 'soon-gone',
+    name: 'Soon Gone',
+    organizerIds: [t.fx.organizer.id],
+  });
+  const slug = { slug: 'soon-gone' };
+  expect((await gql(t.server, t.fx.tokens.otherUser, NAME, slug)).body.data).toMatchObject({
+    event: { name: 'Soon Gone' },
+  });
+  expect(await elsewhere.events.delete(made.id)).toBe(true);
+  expect((await gql(t.server, t.fx.tokens.otherUser, NAME, slug)).body.data).toEqual({ event: null });
+});
+
+test('an event hidden from the viewer is read again, as a missing one is: no telling the two apart', async () => {
+  // The organizer's read keeps the private event at this epoch.
+  expect((await gql(t.server, t.fx.tokens.organizerUser, NAME, { slug: 'private-retreat' })).body.data).toMatchObject({
+    event: { name: 'Private Retreat' },
+  });
+  for (const slug of ['private-retreat', 'no-such-event']) {
+    let answer!: Awaited<ReturnType<typeof gql>>;
+    const reads = await eventReads(async () => (answer = await gql(t.server, t.fx.tokens.otherUser, NAME, { slug })));
+    expect(answer.body.data).toEqual({ event: null });
+    expect(reads).toHaveLength(1);
+  }
+});
+
+test('a request held up after its epochs were read (a slow body) reads the event again', async () => {
+  const slug = 'private-retreat';
+  const token = t.fx.tokens.organizerUser;
+  expect((await gql(t.server, token, NAME, { slug })).body.data).toMatchObject({ event: { name: 'Private Retreat' } });
+  const body = JSON.stringify({ query: NAME, variables: { slug } });
+  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request(`${t.server.url}/graphql`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    // The headers and half the body: the token is checked and the epochs read, then the rest comes late.
+    req.write(body.slice(0, 10));
+    // Meanwhile the organizer is removed (the epoch moves); the body arrives after the reuse window.
+    const removeThenFinish = async () => {
+      const stand = await elsewhere.users.create({ email: 'late-stand-in@example.com', name: 'Late Stand In' });
+      await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [stand.id]);
+      req.end(body.slice(10));
+    };
+    setTimeout(() => void removeThenFinish().catch(reject), 300);
+  });
+  try {
+    const { status, text } = await answer;
+    expect(status).toBe(200);
+    expect(JSON.parse(text)).toEqual({ data: { event: null } });
+  } finally {
+    await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [t.fx.organizer.id]);
+  }
+});
