@@ -1,5 +1,5 @@
 import type { EventReuse } from '../stores/event-store.js';
-import type { EpochRead } from '../stores/rows-at-epoch.js';
+import { withinReuseWindow, type EpochRead } from '../stores/rows-at-epoch.js';
 import type { Stores } from '../stores/stores.js';
 import type { EventRow, EventWithOrganizers, Page, UserRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
@@ -29,11 +29,6 @@ export interface ReuseFor {
   viewer: Viewer;
 }
 
-const visibleReuse = ({ at, viewer }: ReuseFor): EventReuse => ({
-  at,
-  usable: (event) => canSeeEvent(viewer, event, event.organizerIds),
-});
-
 /** An event with its organizers (in the order stored) and how many registered. */
 export interface EventDetail {
   event: EventRow;
@@ -52,12 +47,20 @@ export class EventService {
    * epoch, read just before, and its viewer) lets rows read at that same epoch be reused, but only those the
    * viewer may see: an event hidden from them is read as a missing one is, in the same time.
    */
-  findBySlugsWithOrganizers(slugs: readonly string[], reuse?: ReuseFor): Promise<EventWithOrganizers[]> {
-    return this.stores.events.findBySlugsWithOrganizers(slugs, reuse && visibleReuse(reuse));
+  async findBySlugsWithOrganizers(slugs: readonly string[], reuse?: ReuseFor): Promise<EventWithOrganizers[]> {
+    return this.stores.events.findBySlugsWithOrganizers(slugs, reuse && (await this.visibleReuse(reuse)));
   }
 
-  findByIdsWithOrganizers(ids: readonly number[], reuse?: ReuseFor): Promise<EventWithOrganizers[]> {
-    return this.stores.events.findByIdsWithOrganizers(ids, reuse && visibleReuse(reuse));
+  async findByIdsWithOrganizers(ids: readonly number[], reuse?: ReuseFor): Promise<EventWithOrganizers[]> {
+    return this.stores.events.findByIdsWithOrganizers(ids, reuse && (await this.visibleReuse(reuse)));
+  }
+
+  /** A request held up since it read the epochs (a slow body) reads them again: its rows are judged as of now. */
+  private async visibleReuse({ at, viewer }: ReuseFor): Promise<EventReuse> {
+    const fresh = withinReuseWindow(at)
+      ? at
+      : { epoch: (await this.stores.epochs.current()).data, readAt: performance.now() };
+    return { at: fresh, usable: (event) => canSeeEvent(viewer, event, event.organizerIds) };
   }
 
   /** Keyset page of the events the viewer may see (policy.canSeeEvent, as one statement): public or organized. */

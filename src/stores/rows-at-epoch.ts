@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 /**
  * How long after its epochs read a request may still be served kept rows: they are as old as that read, and
  * what the request reads afresh (registrations) is not, so a request held up longer (a body sent slowly, a
- * wait for a connection) reads its rows again rather than judge access by older ones.
+ * wait for a connection) must read the epochs again rather than judge access by older rows.
  */
 export const REUSE_WINDOW_MS = 100;
 
@@ -16,6 +16,9 @@ export interface EpochRead {
   epoch: string;
   readAt: number;
 }
+
+/** Whether rows kept at `at`'s epoch may still be served on its strength (REUSE_WINDOW_MS). */
+export const withinReuseWindow = (at: EpochRead): boolean => performance.now() - at.readAt <= REUSE_WINDOW_MS;
 
 /** Whether data epoch `a` is later than `b` (decimal counters, PostgreSQL's bigint as text). */
 const later = (a: string, b: string): boolean => a.length > b.length || (a.length === b.length && a > b);
@@ -40,7 +43,7 @@ export class RowsAtEpoch<K extends string | number, V extends object> {
     read: (keys: readonly K[]) => Promise<V[]>,
     usable: (row: V) => boolean = () => true,
   ): Promise<V[]> {
-    if (at === undefined || performance.now() - at.readAt > REUSE_WINDOW_MS) return read(keys);
+    if (at === undefined || !withinReuseWindow(at)) return read(keys);
     const { epoch } = at;
     const kept = (this.kept ??= new LRUCache({ max: this.max }));
     const rows: V[] = [];

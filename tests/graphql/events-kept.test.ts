@@ -1,9 +1,11 @@
 import { request } from 'node:http';
 import { createDb, type Db } from '../../src/stores/database.js';
+import { REUSE_WINDOW_MS } from '../../src/stores/rows-at-epoch.js';
 import { createStores, type Stores } from '../../src/stores/stores.js';
 import { useSeededServer } from '../helpers/fixtures.js';
 import { gql } from '../helpers/graphql.js';
 import { sqlDuring } from '../helpers/sql.js';
+import { until, within } from '../helpers/wait.js';
 
 // A computed answer reuses the events another request read at the same data epoch (stores/rows-at-epoch.ts).
 // Replays are off here, so every answer below is computed: a write committed elsewhere (another instance, the
@@ -106,16 +108,30 @@ test('an event hidden from the viewer is read again, as a missing one is: no tel
   }
 });
 
-test('a request held up after its epochs were read (a slow body) reads the event again', async () => {
-  const slug = 'private-retreat';
-  const token = t.fx.tokens.organizerUser;
-  expect((await gql(t.server, token, NAME, { slug })).body.data).toMatchObject({ event: { name: 'Private Retreat' } });
+/**
+ * Keeps `slug`'s event (the organizer reads it), then starts a request for it whose body stops part way, with an
+ * app token of the organizer's never resolved before (its lookup is the statement that follows the request's
+ * epochs read), and waits until those epochs are older than the reuse window. `finish` sends the rest.
+ */
+async function heldUpRequest(slug: string, name: string) {
+  // The organizer's own read keeps the event at this epoch.
+  expect((await gql(t.server, t.fx.tokens.organizerUser, NAME, { slug })).body.data).toMatchObject({
+    event: { name: 'Private Retreat' },
+  });
+  const { appToken } = await elsewhere.apps.create({
+    ownerId: t.fx.organizer.id,
+    name,
+    redirectUris: ['https://slow.example/cb'],
+  });
+  let tokenLooked = false;
+  const watch = (q: { sql?: string }) => (tokenLooked ||= /\bapp_tokens\b/.test(q.sql ?? ''));
+  t.server.db.on('query', watch);
   const body = JSON.stringify({ query: NAME, variables: { slug } });
+  const req = request(`${t.server.url}/graphql`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
+  });
   const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = request(`${t.server.url}/graphql`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
-    });
     req.on('response', (res) => {
       let text = '';
       res.setEncoding('utf8');
@@ -123,21 +139,47 @@ test('a request held up after its epochs were read (a slow body) reads the event
       res.on('end', () => resolve({ status: res.statusCode!, text }));
     });
     req.on('error', reject);
-    // The headers and half the body: the token is checked and the epochs read, then the rest comes late.
-    req.write(body.slice(0, 10));
-    // Meanwhile the organizer is removed (the epoch moves); the body arrives after the reuse window.
-    const removeThenFinish = async () => {
-      const stand = await elsewhere.users.create({ email: 'late-stand-in@example.com', name: 'Late Stand In' });
-      await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [stand.id]);
-      req.end(body.slice(10));
-    };
-    setTimeout(() => void removeThenFinish().catch(reject), 300);
   });
   try {
-    const { status, text } = await answer;
+    req.write(body.slice(0, 10));
+    await until(() => tokenLooked, 'the token looked up');
+  } finally {
+    t.server.db.off('query', watch);
+  }
+  await new Promise((resolve) => setTimeout(resolve, REUSE_WINDOW_MS + 50));
+  return {
+    finish: () => {
+      req.end(body.slice(10));
+      return within(10_000, 'the answer', answer);
+    },
+    abandon: () => req.destroy(),
+  };
+}
+
+test('a request held up past the reuse window reads the epochs again: a removal meanwhile is seen', async () => {
+  const slug = 'private-retreat';
+  const held = await heldUpRequest(slug, 'Slow Body');
+  try {
+    // The organizer is removed (the epoch moves) after the request read its epochs, before its body is in.
+    const stand = await elsewhere.users.create({ email: 'late-stand-in@example.com', name: 'Late Stand In' });
+    await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [stand.id]);
+    const { status, text } = await held.finish();
     expect(status).toBe(200);
     expect(JSON.parse(text)).toEqual({ data: { event: null } });
   } finally {
+    held.abandon();
     await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [t.fx.organizer.id]);
+  }
+});
+
+test('a request held up past the reuse window, with nothing written meanwhile, still reuses the event', async () => {
+  const slug = 'private-retreat';
+  const held = await heldUpRequest(slug, 'Slow Body Again');
+  try {
+    let answer!: { status: number; text: string };
+    expect(await eventReads(async () => (answer = await held.finish()))).toEqual([]);
+    expect(JSON.parse(answer.text)).toEqual({ data: { event: { name: 'Private Retreat', visibility: 'PRIVATE' } } });
+  } finally {
+    held.abandon();
   }
 });

@@ -3,6 +3,7 @@ import { gql } from '../helpers/graphql.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type TestServer } from '../helpers/harness.js';
 import { capturedLog } from '../helpers/log-lines.js';
+import { until } from '../helpers/wait.js';
 
 // Logs and metrics, read the way an operator would: JSON lines and a Prometheus scrape.
 let server: TestServer;
@@ -54,7 +55,7 @@ test("a GraphQL request's line says whether its answer was replayed or computed"
     });
   expect((await ask('log-replay-1')).status).toBe(200);
   expect((await ask('log-replay-2')).status).toBe(200);
-  await new Promise((resolve) => setImmediate(resolve));
+  await until(() => requestLine('log-replay-2') !== undefined, 'the second line');
   expect(requestLine('log-replay-1')).toMatchObject({ replay: 'miss' });
   expect(requestLine('log-replay-2')).toMatchObject({ replay: 'hit' });
 });
