@@ -23,6 +23,8 @@ export interface GraphQLContext {
   rateLimit?: RateLimitState;
   /** A subscription's stream at /graphql/stream: where it starts, and how it is sent. */
   stream?: LiveStream;
+  /** The epochs the request read before it began: what rows kept by earlier requests may be reused by. */
+  epochRead?: EpochRead;
 }
 
 /** A viewer's loaders (fresh unless given: nothing read before is reused) and its access through them. */
@@ -39,7 +41,7 @@ export function viewerReads(
   return { viewer, loaders, access };
 }
 
-/** `dataEpoch`: what the request read before it began (an API request's bearer check reads it), if anything. */
+/** `dataEpoch`: the epochs the request read before it began (an API request's bearer check reads them), if any. */
 export function buildContext(
   viewer: Viewer,
   services: Services,
@@ -49,5 +51,5 @@ export function buildContext(
 ): GraphQLContext {
   const loaders = createLoaders(services, info.reads, dataEpoch && { at: dataEpoch, viewer });
   const reads = viewerReads(viewer, services, loaders);
-  return { ...reads, services, requestId, info, cost: { requested: 0, nodes: 0 } };
+  return { ...reads, services, requestId, info, cost: { requested: 0, nodes: 0 }, epochRead: dataEpoch };
 }

@@ -124,7 +124,10 @@ export async function createGraphqlRouter(
   const apolloMiddleware = expressMiddleware(apollo, {
     context: async ({ res }) => {
       const { epochs, epochsReadAt } = res.locals;
-      const at = epochs && epochsReadAt !== undefined ? { epoch: epochs.data, readAt: epochsReadAt } : undefined;
+      const at =
+        epochs && epochsReadAt !== undefined
+          ? { epoch: epochs.data, changes: epochs.changes, readAt: epochsReadAt }
+          : undefined;
       return buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res), at);
     },
   });

@@ -1,8 +1,9 @@
 import type { EventReuse } from '../stores/event-store.js';
-import { withinReuseWindow, type EpochRead } from '../stores/rows-at-epoch.js';
+import type { EpochRead } from '../stores/rows-at-epoch.js';
 import type { Stores } from '../stores/stores.js';
 import type { EventRow, EventWithOrganizers, Page, UserRow } from '../stores/types.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
+import { reuseEpochs } from './epoch-reads.js';
 import { checkEventFields, type EventFieldInput, type NewEventFieldInput } from './event-fields.js';
 import { actingUserId, canSeeEvent } from './policy.js';
 import type { UserService } from './user-service.js';
@@ -57,10 +58,10 @@ export class EventService {
 
   /** A request held up since it read the epochs (a slow body) reads them again: its rows are judged as of now. */
   private async visibleReuse({ at, viewer }: ReuseFor): Promise<EventReuse> {
-    const fresh = withinReuseWindow(at)
-      ? at
-      : { epoch: (await this.stores.epochs.current()).data, readAt: performance.now() };
-    return { at: fresh, usable: (event) => canSeeEvent(viewer, event, event.organizerIds) };
+    return {
+      at: await reuseEpochs(this.stores, at),
+      usable: (event) => canSeeEvent(viewer, event, event.organizerIds),
+    };
   }
 
   /** Keyset page of the events the viewer may see (policy.canSeeEvent, as one statement): public or organized. */

@@ -1,3 +1,4 @@
+import type { EpochRead } from '../stores/rows-at-epoch.js';
 import type { Stores } from '../stores/stores.js';
 import type {
   EventRow,
@@ -8,6 +9,7 @@ import type {
   RegistrationWithRegistrant,
   UserRow,
 } from '../stores/types.js';
+import { reuseEpochs } from './epoch-reads.js';
 import { Conflict, NotFound } from './errors.js';
 import type { UserService } from './user-service.js';
 import * as v from './validation.js';
@@ -23,9 +25,17 @@ export class RegistrationService {
     return this.stores.registrations.page(eventId, first, afterId);
   }
 
-  /** Keyset window of an event's registrations, forward or backward, each with its registrant. */
-  window(eventId: number, size: number, range: KeysetRange): Promise<PageWindow<RegistrationWithRegistrant>> {
-    return this.stores.registrations.window(eventId, size, range);
+  /**
+   * Keyset window of an event's registrations, forward or backward, each with its registrant. `at` (the epochs
+   * a request read just before) lets the event's first registrations read at those same epochs be reused.
+   */
+  async window(
+    eventId: number,
+    size: number,
+    range: KeysetRange,
+    at?: EpochRead,
+  ): Promise<PageWindow<RegistrationWithRegistrant>> {
+    return this.stores.registrations.window(eventId, size, range, at && (await reuseEpochs(this.stores, at)));
   }
 
   findWithRegistrant(id: number): Promise<RegistrationWithRegistrant | undefined> {

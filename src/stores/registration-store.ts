@@ -4,7 +4,9 @@ import type { Db } from './database.js';
 import { hotRead } from './hot-reads.js';
 import { keysetPage } from './keyset.js';
 import { RegistrationStaging } from './registration-staging.js';
+import type { EpochRead } from './rows-at-epoch.js';
 import { toRegistration, toRegistrationWithRegistrant } from './rows.js';
+import { StartsAtEpoch } from './starts-at-epoch.js';
 import type { KeysetRange, Page, PageWindow, RegistrationRow, RegistrationWithRegistrant } from './types.js';
 
 /** A registration named by its event's slug and its user's uid. */
@@ -14,7 +16,22 @@ export interface RegistrationKeys {
   user: string;
 }
 
+/** Rows of events' first registrations kept in all: the first pages of many events, a few MB. */
+const STARTS_KEPT_ROWS = 20_000;
+/** Rows kept of one event: more than any page the API gives out (1,000) and the row telling whether more follow. */
+const LONGEST_START = 2_000;
+
+/** A registration read with its registrant, frozen: a kept one is shared by every request reading its epochs. */
+const frozenRegistration = (raw: Record<string, unknown>): RegistrationWithRegistrant => {
+  const row = toRegistrationWithRegistrant(raw);
+  Object.freeze(row.registrant);
+  return Object.freeze(row);
+};
+
 export class RegistrationStore {
+  /** The API's first pages of each event's registrations, kept while the epochs stand still (starts-at-epoch.ts). */
+  private readonly starts = new StartsAtEpoch<RegistrationWithRegistrant>(STARTS_KEPT_ROWS, LONGEST_START);
+
   constructor(private readonly db: Db) {}
 
   /** Keyset page: registrations of an event with id > afterId, in id order, each with its registrant. */
@@ -25,16 +42,40 @@ export class RegistrationStore {
 
   /**
    * Keyset window: registrations of an event between two ids, `size` from the start or (backward) from
-   * the end, returned oldest first. Items past a cursor given are known to exist, as Relay allows.
+   * the end, returned oldest first. Items past a cursor given are known to exist, as Relay allows. Given the
+   * epochs the caller read just before, a window within the event's first registrations read at those same
+   * epochs is served from them, no statement (starts-at-epoch.ts).
    */
-  async window(eventId: number, size: number, range: KeysetRange): Promise<PageWindow<RegistrationWithRegistrant>> {
+  async window(
+    eventId: number,
+    size: number,
+    range: KeysetRange,
+    epochs?: EpochRead,
+  ): Promise<PageWindow<RegistrationWithRegistrant>> {
     const { afterId, beforeId, backward } = range;
-    const read = (await this.pageQuery(eventId, size, afterId, beforeId, backward)).map(toRegistrationWithRegistrant);
+    // A transaction's reads may see its own writes, not yet anyone else's: never kept, never served kept rows.
+    const at = this.db.isTransaction ? undefined : epochs;
+    const read = this.starts.window(eventId, at, size + 1, range) ?? (await this.readWindow(eventId, size, range, at));
     const more = read.length > size;
     const rows = backward ? read.slice(0, size).reverse() : read.slice(0, size);
     return backward
       ? { rows, hasPreviousPage: more, hasNextPage: beforeId !== null }
       : { rows, hasPreviousPage: afterId !== null, hasNextPage: more };
+  }
+
+  /** A window's rows by its statement; the event's first ones, read after `at`, kept for that epoch. */
+  private async readWindow(
+    eventId: number,
+    size: number,
+    { afterId, beforeId, backward }: KeysetRange,
+    at: EpochRead | undefined,
+  ): Promise<RegistrationWithRegistrant[]> {
+    const start = at !== undefined && afterId === null && beforeId === null && !backward;
+    const raw = await this.pageQuery(eventId, size, afterId, beforeId, backward);
+    if (!start) return raw.map(toRegistrationWithRegistrant);
+    const rows = raw.map(frozenRegistration);
+    this.starts.keep(eventId, at, size + 1, rows);
+    return rows;
   }
 
   /** One registration with its registrant, by id. */

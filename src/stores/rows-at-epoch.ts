@@ -11,9 +11,10 @@ import { LRUCache } from 'lru-cache';
  */
 export const REUSE_WINDOW_MS = 100;
 
-/** A data epoch, and when it was read (performance.now()). */
+/** A data epoch, the change log's head read with it, and when they were read (performance.now()). */
 export interface EpochRead {
   epoch: string;
+  changes: string;
   readAt: number;
 }
 
@@ -22,6 +23,10 @@ export const withinReuseWindow = (at: EpochRead): boolean => performance.now() -
 
 /** Whether data epoch `a` is later than `b` (decimal counters, PostgreSQL's bigint as text). */
 const later = (a: string, b: string): boolean => a.length > b.length || (a.length === b.length && a > b);
+
+/** Whether `a` read later epochs than `b` (both counters only ever grow, so one read is never later in one only). */
+export const laterEpochRead = (a: EpochRead, b: EpochRead): boolean =>
+  later(a.epoch, b.epoch) || (a.epoch === b.epoch && later(a.changes, b.changes));
 
 export class RowsAtEpoch<K extends string | number, V extends object> {
   /** Made on first use: a store made for one transaction never keeps anything. */

@@ -1,25 +1,16 @@
-import { request } from 'node:http';
-import { createDb, type Db } from '../../src/stores/database.js';
-import { REUSE_WINDOW_MS } from '../../src/stores/rows-at-epoch.js';
-import { createStores, type Stores } from '../../src/stores/stores.js';
 import { useSeededServer } from '../helpers/fixtures.js';
 import { gql } from '../helpers/graphql.js';
+import { heldUpRequest as heldUp } from '../helpers/held-up.js';
+import { useOtherConnection } from '../helpers/other-connection.js';
 import { sqlDuring } from '../helpers/sql.js';
-import { until, within } from '../helpers/wait.js';
 
 // A computed answer reuses the events another request read at the same data epoch (stores/rows-at-epoch.ts).
 // Replays are off here, so every answer below is computed: a write committed elsewhere (another instance, the
 // CLI) must show in the very next answer, and what an organizer may see must follow their removal at once.
 const t = useSeededServer({ RESPONSE_CACHE_MB: '0' });
 
-/** Another connection to the same database, as another instance or the CLI writes through. */
-let other: Db;
-let elsewhere: Stores;
-beforeAll(async () => {
-  other = createDb(t.server.config.databaseUrl);
-  elsewhere = createStores(other);
-});
-afterAll(() => other.destroy());
+/** Writes through another connection, as another instance or the CLI makes them. */
+const other = useOtherConnection(t);
 
 const NAME = 'query($slug: String!) { event(slug: $slug) { name visibility } }';
 const REGISTRANTS = 'query($slug: String!) { event(slug: $slug) { name registrations { totalCount } } }';
@@ -44,11 +35,11 @@ test('an event renamed elsewhere is read afresh by the next answer', async () =>
   expect((await gql(t.server, t.fx.tokens.organizerUser, NAME, slug)).body.data).toMatchObject({
     event: { name: 'Public Meetup' },
   });
-  await elsewhere.events.update(t.fx.publicEvent.id, { slug: 'public-meetup', name: 'Renamed Meetup' });
+  await other.stores.events.update(t.fx.publicEvent.id, { slug: 'public-meetup', name: 'Renamed Meetup' });
   for (const token of [t.fx.tokens.organizerUser, t.fx.tokens.otherUser]) {
     expect((await gql(t.server, token, NAME, slug)).body.data).toMatchObject({ event: { name: 'Renamed Meetup' } });
   }
-  await elsewhere.events.update(t.fx.publicEvent.id, { slug: 'public-meetup', name: 'Public Meetup' });
+  await other.stores.events.update(t.fx.publicEvent.id, { slug: 'public-meetup', name: 'Public Meetup' });
   expect((await gql(t.server, t.fx.tokens.otherUser, NAME, slug)).body.data).toMatchObject({
     event: { name: 'Public Meetup' },
   });
@@ -60,12 +51,12 @@ test('an organizer removed elsewhere loses a private event and its registrants a
   const seen = await gql(t.server, token, REGISTRANTS, slug);
   expect(seen.body.data).toEqual({ event: { name: 'Private Retreat', registrations: { totalCount: 1 } } });
   // Another organizer keeps the event; ours is removed by a write this server took no part in.
-  const stand = await elsewhere.users.create({ email: 'stand-in@example.com', name: 'Stand In' });
-  await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [stand.id]);
+  const stand = await other.stores.users.create({ email: 'stand-in@example.com', name: 'Stand In' });
+  await other.stores.events.setOrganizers(t.fx.privateEvent.id, [stand.id]);
   const removed = await gql(t.server, token, REGISTRANTS, slug);
   expect(removed.status).toBe(200);
   expect(removed.body.data).toEqual({ event: null });
-  await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [t.fx.organizer.id]);
+  await other.stores.events.setOrganizers(t.fx.privateEvent.id, [t.fx.organizer.id]);
   expect((await gql(t.server, token, REGISTRANTS, slug)).body.data).toEqual(seen.body.data);
 });
 
@@ -73,16 +64,16 @@ test('a private event made public elsewhere shows to everyone at once, and hides
   const slug = { slug: 'private-retreat' };
   const stranger = t.fx.tokens.otherUser;
   expect((await gql(t.server, stranger, NAME, slug)).body.data).toEqual({ event: null });
-  await elsewhere.events.update(t.fx.privateEvent.id, { slug: 'private-retreat', visibility: 'public' });
+  await other.stores.events.update(t.fx.privateEvent.id, { slug: 'private-retreat', visibility: 'public' });
   expect((await gql(t.server, stranger, NAME, slug)).body.data).toEqual({
     event: { name: 'Private Retreat', visibility: 'PUBLIC' },
   });
-  await elsewhere.events.update(t.fx.privateEvent.id, { slug: 'private-retreat', visibility: 'private' });
+  await other.stores.events.update(t.fx.privateEvent.id, { slug: 'private-retreat', visibility: 'private' });
   expect((await gql(t.server, stranger, NAME, slug)).body.data).toEqual({ event: null });
 });
 
 test('an event deleted elsewhere is gone from the next answer', async () => {
-  const made = await elsewhere.events.create({
+  const made = await other.stores.events.create({
     slug: 'soon-gone',
     name: 'Soon Gone',
     organizerIds: [t.fx.organizer.id],
@@ -91,7 +82,7 @@ test('an event deleted elsewhere is gone from the next answer', async () => {
   expect((await gql(t.server, t.fx.tokens.otherUser, NAME, slug)).body.data).toMatchObject({
     event: { name: 'Soon Gone' },
   });
-  expect(await elsewhere.events.delete(made.id)).toBe(true);
+  expect(await other.stores.events.delete(made.id)).toBe(true);
   expect((await gql(t.server, t.fx.tokens.otherUser, NAME, slug)).body.data).toEqual({ event: null });
 });
 
@@ -108,73 +99,33 @@ test('an event hidden from the viewer is read again, as a missing one is: no tel
   }
 });
 
-/**
- * Keeps `slug`'s event (the organizer reads it), then starts a request for it whose body stops part way, with an
- * app token of the organizer's never resolved before (its lookup is the statement that follows the request's
- * epochs read), and waits until those epochs are older than the reuse window. `finish` sends the rest.
- */
-async function heldUpRequest(slug: string, name: string) {
-  // The organizer's own read keeps the event at this epoch.
+/** Keeps `slug`'s event (the organizer reads it), then holds up a request for it past the reuse window. */
+async function heldUpRequest(slug: string) {
   expect((await gql(t.server, t.fx.tokens.organizerUser, NAME, { slug })).body.data).toMatchObject({
     event: { name: 'Private Retreat' },
   });
-  const { appToken } = await elsewhere.apps.create({
-    ownerId: t.fx.organizer.id,
-    name,
-    redirectUris: ['https://slow.example/cb'],
-  });
-  let tokenLooked = false;
-  const watch = (q: { sql?: string }) => (tokenLooked ||= /\bapp_tokens\b/.test(q.sql ?? ''));
-  t.server.db.on('query', watch);
-  const body = JSON.stringify({ query: NAME, variables: { slug } });
-  const req = request(`${t.server.url}/graphql`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${appToken}`, 'Content-Type': 'application/json', 'Content-Length': body.length },
-  });
-  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, text }));
-    });
-    req.on('error', reject);
-  });
-  try {
-    req.write(body.slice(0, 10));
-    await until(() => tokenLooked, 'the token looked up');
-  } finally {
-    t.server.db.off('query', watch);
-  }
-  await new Promise((resolve) => setTimeout(resolve, REUSE_WINDOW_MS + 50));
-  return {
-    finish: () => {
-      req.end(body.slice(10));
-      return within(10_000, 'the answer', answer);
-    },
-    abandon: () => req.destroy(),
-  };
+  return heldUp(t.server, other.stores, t.fx.organizer.id, NAME, { slug });
 }
 
 test('a request held up past the reuse window reads the epochs again: a removal meanwhile is seen', async () => {
   const slug = 'private-retreat';
-  const held = await heldUpRequest(slug, 'Slow Body');
+  const held = await heldUpRequest(slug);
   try {
     // The organizer is removed (the epoch moves) after the request read its epochs, before its body is in.
-    const stand = await elsewhere.users.create({ email: 'late-stand-in@example.com', name: 'Late Stand In' });
-    await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [stand.id]);
+    const stand = await other.stores.users.create({ email: 'late-stand-in@example.com', name: 'Late Stand In' });
+    await other.stores.events.setOrganizers(t.fx.privateEvent.id, [stand.id]);
     const { status, text } = await held.finish();
     expect(status).toBe(200);
     expect(JSON.parse(text)).toEqual({ data: { event: null } });
   } finally {
     held.abandon();
-    await elsewhere.events.setOrganizers(t.fx.privateEvent.id, [t.fx.organizer.id]);
+    await other.stores.events.setOrganizers(t.fx.privateEvent.id, [t.fx.organizer.id]);
   }
 });
 
 test('a request held up past the reuse window, with nothing written meanwhile, still reuses the event', async () => {
   const slug = 'private-retreat';
-  const held = await heldUpRequest(slug, 'Slow Body Again');
+  const held = await heldUpRequest(slug);
   try {
     let answer!: { status: number; text: string };
     expect(await eventReads(async () => (answer = await held.finish()))).toEqual([]);

@@ -19,7 +19,7 @@ function table(rows: Record<string, string>) {
 
 const keyOf = (row: Row) => row.key;
 /** Epoch `epoch`, read just now. */
-const at = (epoch: string) => ({ epoch, readAt: performance.now() });
+const at = (epoch: string) => ({ epoch, changes: '0', readAt: performance.now() });
 const values = (rows: Row[]) => rows.map((r) => `${r.key}=${r.value}`).sort();
 
 test('a row read at an epoch is reused at that epoch only; only the keys not kept are read', async () => {
@@ -103,7 +103,7 @@ test('an epoch read longer ago than the reuse window is served nothing kept: its
   await kept.get(['a'], at('1'), keyOf, t.read);
   t.rows.a = 'A2';
   // The same epoch, but read before a request was held up (a body sent slowly): what it reads now is current.
-  const heldUp = { epoch: '1', readAt: performance.now() - REUSE_WINDOW_MS - 1 };
+  const heldUp = { epoch: '1', changes: '0', readAt: performance.now() - REUSE_WINDOW_MS - 1 };
   expect(values(await kept.get(['a'], heldUp, keyOf, t.read))).toEqual(['a=A2']);
   expect(t.asked).toEqual([['a'], ['a']]);
 });

@@ -32,13 +32,13 @@ const fieldResolvers = Object.fromEntries(
 export const Event: EventResolvers = {
   id: (event) => globalId('Event', event.id),
   ...fieldResolvers,
-  async registrations(event, args, { access, services, cost, info }) {
+  async registrations(event, args, { access, services, cost, info, epochRead }) {
     const readable = await access.registrations(event.id);
     if (!readable) {
       throw new ForbiddenError('Only the organizers of this event may read its registrations.');
     }
     const { size, ...range } = pageRequest(args, 'registrations');
-    const page = await services.registrations.window(event.id, size, range);
+    const page = await services.registrations.window(event.id, size, range, epochRead);
     // A forward page with more after it never shows a registration added past its last row.
     const last = page.rows.at(-1);
     info.reads?.readEvent(event.id, !range.backward && page.hasNextPage && last ? last.id : Infinity);
