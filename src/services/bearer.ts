@@ -127,8 +127,9 @@ export function createViewerLookup(
    * when (performance.now()), and when the token ends (epoch ms; Infinity for an app token).
    */
   return async function resolveToken(token: string): Promise<ResolvedToken> {
-    const epochs = await stores.epochs.current();
+    // Taken before the read, which starts after it (epoch-store.ts): what is kept by it is never older than this says.
     const epochsReadAt = performance.now();
+    const epochs = await stores.epochs.current();
     const epoch = epochs.auth;
     if (epoch !== lastEpoch) {
       cache.clear(); // everything cached before the bump is suspect

@@ -16,10 +16,10 @@ export interface RegistrationKeys {
   user: string;
 }
 
-/** Rows of events' first registrations kept in all: the first pages of many events, a few MB. */
+/** Rows of events' first registrations kept in all: a few MB, about 40 at most with every name at its longest. */
 const STARTS_KEPT_ROWS = 20_000;
-/** Rows kept of one event: more than any page the API gives out (1,000) and the row telling whether more follow. */
-const LONGEST_START = 2_000;
+/** Rows kept of one event: the largest page the API gives out (1,000) and the row telling whether more follow. */
+const LONGEST_START = 1_001;
 
 /** A registration read with its registrant, frozen: a kept one is shared by every request reading its epochs. */
 const frozenRegistration = (raw: Record<string, unknown>): RegistrationWithRegistrant => {

@@ -15,7 +15,7 @@ const other = useOtherConnection(t);
 const PAGE = `query($slug: String!, $first: Int, $after: String, $last: Int, $before: String) {
   event(slug: $slug) {
     registrations(first: $first, after: $after, last: $last, before: $before) {
-      nodes { registrant { name email activationState } }
+      nodes { createdAt registrant { name email activationState } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     }
   }
@@ -23,7 +23,7 @@ const PAGE = `query($slug: String!, $first: Int, $after: String, $last: Int, $be
 const slug = 'public-meetup';
 
 interface Connection {
-  nodes: { registrant: { name: string } }[];
+  nodes: { createdAt: string; registrant: { name: string; email: string | null } }[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 const connection = (answer: GraphQLResult): Connection => {
@@ -53,6 +53,13 @@ test('an event read from its start serves any page within it at the same epochs,
   expect(whole.reads).toHaveLength(1);
   const all = names(connection(whole.answer));
   expect(all).toHaveLength(5);
+  // The organizer's app token is served the start the organizer's user token read, without the emails.
+  const emails = (c: Connection) => c.nodes.map((n) => n.registrant.email);
+  expect(emails(connection(whole.answer)).filter(Boolean)).not.toEqual([]);
+  const byApp = await page({ first: 5 });
+  expect(byApp.reads).toEqual([]);
+  expect(names(connection(byApp.answer))).toEqual(all);
+  expect(emails(connection(byApp.answer))).toEqual(all.map(() => null));
   const cursors = [connection(whole.answer).pageInfo.startCursor];
   const second = connection((await page({ first: 2 })).answer).pageInfo.endCursor!;
   const windows: Record<string, unknown>[] = [
@@ -95,11 +102,18 @@ test('a page past the kept start is read by its statement; one within it is not'
   expect((await page({ last: 1 })).reads).toHaveLength(1);
 });
 
-test('a registration added or removed elsewhere shows in the next answer', async () => {
-  const before = names(connection((await page({ first: 10 })).answer));
+/** The data epoch and the change log's head, as every request reads them. */
+const counters = () => other.db('data_epoch').where({ id: 1 }).first('value', 'changes_head');
+
+test('a registration added or removed elsewhere moves only the change log, and shows in the next answer', async () => {
   const newcomer = await other.stores.users.create({ email: 'late-comer@example.com', name: 'Late Comer' });
+  const before = names(connection((await page({ first: 10 })).answer));
+  const was = await counters();
   const made = await other.stores.registrations.create(t.fx.publicEvent.id, newcomer.id);
   try {
+    const now = await counters();
+    expect(String(now.value)).toBe(String(was.value));
+    expect(String(now.changes_head)).not.toBe(String(was.changes_head));
     for (const token of [t.fx.tokens.organizerUser, t.fx.tokens.organizerApp]) {
       expect(names(connection((await page({ first: 10 }, token)).answer))).toEqual([...before, 'Late Comer']);
     }
@@ -107,6 +121,22 @@ test('a registration added or removed elsewhere shows in the next answer', async
     expect(await other.stores.registrations.delete(made.eventId, newcomer.id)).toBe(true);
   }
   expect(names(connection((await page({ first: 10 })).answer))).toEqual(before);
+});
+
+test('a registrant deleted, or a registration changed, elsewhere shows in the next answer', async () => {
+  const leaving = await other.stores.users.create({ email: 'leaving-soon@example.com', name: 'Leaving Soon' });
+  const made = await other.stores.registrations.create(t.fx.publicEvent.id, leaving.id);
+  const first = connection((await page({ first: 10 })).answer);
+  expect(names(first)).toContain('Leaving Soon');
+  // A registration's own columns changed by hand: an update moves the data epoch.
+  await other
+    .db('registrations')
+    .where({ id: made.id })
+    .update({ created_at: Date.UTC(2020, 0, 1) });
+  const changed = connection((await page({ first: 10 })).answer);
+  expect(changed.nodes.at(-1)).toMatchObject({ createdAt: '2020-01-01T00:00:00.000Z' });
+  expect(await other.stores.users.delete(leaving.id)).toBe(true);
+  expect(names(connection((await page({ first: 10 })).answer))).toEqual(names(first).slice(0, -1));
 });
 
 test('a registrant renamed or deactivated elsewhere shows in the next answer', async () => {
@@ -163,4 +193,18 @@ test('a request held up past the reuse window reads the epochs again: a registra
     held.abandon();
     await other.stores.registrations.delete(made.eventId, newcomer.id);
   }
+});
+
+test('the rows a kept start hands out are frozen: one request cannot change what the next is given', async () => {
+  const { registrations, epochs } = t.server.stores;
+  const { data, changes } = await epochs.current();
+  const at = { epoch: data, changes, readAt: performance.now() };
+  const start = { afterId: null, beforeId: null, backward: false };
+  const read = await registrations.window(t.fx.publicEvent.id, 5, start, at);
+  const kept = await registrations.window(t.fx.publicEvent.id, 2, start, at);
+  // The same objects: the second was served from the start the first read.
+  expect(kept.rows[0]).toBe(read.rows[0]);
+  const row = kept.rows[0]!;
+  expect(Object.isFrozen(row) && Object.isFrozen(row.registrant)).toBe(true);
+  expect(() => Object.assign(row.registrant, { name: 'Someone Else' })).toThrow(TypeError);
 });
