@@ -68,7 +68,8 @@ export class StartsAtEpoch<R extends { id: number }> {
    * to every later request reading the same epochs: the caller gives them frozen.
    */
   keep(key: number, at: EpochRead | undefined, limit: number, rows: readonly R[]): void {
-    if (at === undefined || !withinReuseWindow(at) || rows.length > this.longest) return;
+    // However long the read took, its rows are no older than `at`'s epochs: only serving needs the window.
+    if (at === undefined || rows.length > this.longest) return;
     const kept = (this.kept ??= new LRUCache({
       maxSize: this.maxRows,
       sizeCalculation: (start) => Math.max(1, start.rows.length),
