@@ -41,15 +41,15 @@ export function viewerReads(
   return { viewer, loaders, access };
 }
 
-/** `dataEpoch`: the epochs the request read before it began (an API request's bearer check reads them), if any. */
+/** `epochRead`: the epochs the request read before it began (an API request's bearer check reads them), if any. */
 export function buildContext(
   viewer: Viewer,
   services: Services,
   requestId: string,
   info: RequestInfo,
-  dataEpoch?: EpochRead,
+  epochRead?: EpochRead,
 ): GraphQLContext {
-  const loaders = createLoaders(services, info.reads, dataEpoch && { at: dataEpoch, viewer });
+  const loaders = createLoaders(services, info.reads, epochRead && { at: epochRead, viewer });
   const reads = viewerReads(viewer, services, loaders);
-  return { ...reads, services, requestId, info, cost: { requested: 0, nodes: 0 }, epochRead: dataEpoch };
+  return { ...reads, services, requestId, info, cost: { requested: 0, nodes: 0 }, epochRead };
 }

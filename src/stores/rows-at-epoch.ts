@@ -24,6 +24,9 @@ export const withinReuseWindow = (at: EpochRead): boolean => performance.now() -
 /** Whether data epoch `a` is later than `b` (decimal counters, PostgreSQL's bigint as text). */
 const later = (a: string, b: string): boolean => a.length > b.length || (a.length === b.length && a > b);
 
+/** Whether `a` and `b` read the same data epoch and change-log head. */
+export const sameEpochRead = (a: EpochRead, b: EpochRead): boolean => a.epoch === b.epoch && a.changes === b.changes;
+
 /** Whether `a` read later epochs than `b` (both counters only ever grow, so one read is never later in one only). */
 export const laterEpochRead = (a: EpochRead, b: EpochRead): boolean =>
   later(a.epoch, b.epoch) || (a.epoch === b.epoch && later(a.changes, b.changes));

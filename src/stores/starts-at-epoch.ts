@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { laterEpochRead, withinReuseWindow, type EpochRead } from './rows-at-epoch.js';
+import { laterEpochRead, sameEpochRead, withinReuseWindow, type EpochRead } from './rows-at-epoch.js';
 import type { KeysetRange } from './types.js';
 
 // A registration added or removed moves the change log's head, and a write to a registrant (a user) or to a
@@ -44,7 +44,7 @@ export class StartsAtEpoch<R extends { id: number }> {
   window(key: number, at: EpochRead | undefined, limit: number, bounds: KeysetRange): R[] | undefined {
     if (at === undefined || !withinReuseWindow(at)) return undefined;
     const start = this.kept?.peek(key);
-    if (!start || start.at.epoch !== at.epoch || start.at.changes !== at.changes) return undefined;
+    if (!start || !sameEpochRead(start.at, at)) return undefined;
     const { rows, complete } = start;
     const { afterId, beforeId, backward } = bounds;
     const hi = beforeId === null ? rows.length : indexPast(rows, beforeId, true);
@@ -77,8 +77,7 @@ export class StartsAtEpoch<R extends { id: number }> {
     const current = kept.peek(key);
     if (current) {
       if (laterEpochRead(current.at, at)) return;
-      const same = current.at.epoch === at.epoch && current.at.changes === at.changes;
-      if (same && (current.complete || current.rows.length >= rows.length)) return;
+      if (sameEpochRead(current.at, at) && (current.complete || current.rows.length >= rows.length)) return;
     }
     kept.set(key, { at, rows: Object.freeze([...rows]), complete: rows.length < limit });
   }

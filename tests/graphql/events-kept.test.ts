@@ -107,7 +107,7 @@ async function heldUpRequest(slug: string) {
   return heldUp(t.server, other.stores, t.fx.organizer.id, NAME, { slug });
 }
 
-test('a request held up past the reuse window reads the epochs again: a removal meanwhile is seen', async () => {
+test('a request held up past the reuse window is not served the event kept before it: a removal meanwhile is seen', async () => {
   const slug = 'private-retreat';
   const held = await heldUpRequest(slug);
   try {

@@ -176,7 +176,7 @@ test('a request held up past the reuse window, with nothing written meanwhile, s
   }
 });
 
-test('a request held up past the reuse window reads the epochs again: a registration added meanwhile shows', async () => {
+test('a request held up past the reuse window is not served the start kept before it: a registration added meanwhile shows', async () => {
   const before = names(connection((await page({ first: 10 })).answer));
   const held = await heldUpRequest(t.server, other.stores, t.fx.organizer.id, PAGE, { slug, first: 10 });
   const newcomer = await other.stores.users.create({ email: 'held-up-comer@example.com', name: 'Held Up Comer' });
