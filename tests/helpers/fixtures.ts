@@ -117,7 +117,12 @@ export async function addRegistrants(
     updated_at: now,
   }));
   await db.batchInsert('users', users, 200);
-  const ids: number[] = await db('users').where('uid', 'like', `u_${prefix}_%`).orderBy('id').pluck('id');
+  // By exact uid: in LIKE `_` matches any character, and a seeded user's random uid may begin `u?bk…`.
+  const ids: number[] = [];
+  for (let i = 0; i < users.length; i += 500) {
+    const uids = users.slice(i, i + 500).map((u) => u.uid);
+    ids.push(...(await db('users').whereIn('uid', uids).orderBy('id').pluck('id')).map(Number));
+  }
   await db.batchInsert(
     'registrations',
     ids.map((id) => ({ event_id: eventId, user_id: id, created_at: now })),
