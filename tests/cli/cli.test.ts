@@ -32,6 +32,7 @@ beforeAll(async () => {
       '20261202000000_refuse_truncate',
       '20261205000000_guard_change_log_and_epochs',
       '20261205010000_functions_ignore_temporary_tables',
+      '20261206000000_user_writes_keep_answers',
     ],
   });
   db = createDb(database.url);

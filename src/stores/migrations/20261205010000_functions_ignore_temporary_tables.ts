@@ -30,8 +30,8 @@ export const FUNCTIONS = [
   'webhooks_queue',
 ];
 
-export async function up(knex: Knex): Promise<void> {
-  if (isSqlite(knex)) return;
+/** PostgreSQL: each of these trigger functions (no arguments) looks in its own schema, then in `pg_temp`, last. */
+export async function pinSearchPaths(knex: Knex, functions: readonly string[]): Promise<void> {
   // Each function's own schema, where the same migrations made the tables it writes (not the session's
   // current_schema(), which a schema named after the role, made since, would change).
   const { rows } = await knex.raw<{ rows: { statement: string | null }[] }>(
@@ -39,12 +39,15 @@ export async function up(knex: Knex): Promise<void> {
        FROM unnest(string_to_array(?, ',')) AS f(name)
        LEFT JOIN pg_proc p ON p.oid = to_regprocedure(f.name || '()')
        LEFT JOIN pg_namespace n ON n.oid = p.pronamespace`,
-    [FUNCTIONS.join(',')],
+    [functions.join(',')],
   );
   const statements = rows.map((r) => r.statement).filter((s): s is string => s !== null);
-  if (statements.length !== FUNCTIONS.length)
-    throw new Error('a trigger function of the earlier migrations is missing');
+  if (statements.length !== functions.length) throw new Error('a trigger function of the migrations is missing');
   for (const statement of statements) await knex.raw(statement);
+}
+
+export async function up(knex: Knex): Promise<void> {
+  if (!isSqlite(knex)) await pinSearchPaths(knex, FUNCTIONS);
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -18,6 +18,7 @@ import * as registrationsKeepAnswers from './20261201000000_registrations_keep_a
 import * as refuseTruncate from './20261202000000_refuse_truncate.js';
 import * as guardChangeLogAndEpochs from './20261205000000_guard_change_log_and_epochs.js';
 import * as functionsIgnoreTemporaryTables from './20261205010000_functions_ignore_temporary_tables.js';
+import * as userWritesKeepAnswers from './20261206000000_user_writes_keep_answers.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '20261202000000_refuse_truncate': refuseTruncate,
   '20261205000000_guard_change_log_and_epochs': guardChangeLogAndEpochs,
   '20261205010000_functions_ignore_temporary_tables': functionsIgnoreTemporaryTables,
+  '20261206000000_user_writes_keep_answers': userWritesKeepAnswers,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
