@@ -26,6 +26,7 @@ import { requestLog } from './observability/request-log.js';
 import { httpSpans } from './observability/http-spans.js';
 import { requestTimeout } from './http/request-timeout.js';
 import { requestId } from './http/request-id.js';
+import { inSequence } from './http/in-sequence.js';
 import { errorHandler } from './http/error-handler.js';
 import { PAGE_PATHS } from './http/route-format.js';
 import { PATHS, accountTokensHref } from './http/paths.js';
@@ -124,16 +125,17 @@ export async function createRoster(deps: RosterDeps): Promise<Roster> {
   web.set('trust proxy', config.trustProxy);
   // Read by every page we render (serviceNameOf), the provider's hooks included.
   web.locals.serviceName = config.serviceName;
-  // First, so the server span covers the whole request; not mounted at all when tracing is off.
-  if (config.tracing) web.use(httpSpans());
-  web.use(requestId);
-
-  web.use(requestLog(logger, metrics));
   web.use(
-    requestTimeout(config.requestTimeoutMs, (path, res) => {
-      metrics.rejections.inc({ reason: 'timeout' });
-      logger.warn({ requestId: res.locals.requestId, path, timeoutMs: config.requestTimeoutMs }, 'request timed out');
-    }),
+    inSequence(
+      // First, so the server span covers the whole request; not there at all when tracing is off.
+      ...(config.tracing ? [httpSpans()] : []),
+      requestId,
+      requestLog(logger, metrics),
+      requestTimeout(config.requestTimeoutMs, (path, res) => {
+        metrics.rejections.inc({ reason: 'timeout' });
+        logger.warn({ requestId: res.locals.requestId, path, timeoutMs: config.requestTimeoutMs }, 'request timed out');
+      }),
+    ),
   );
   // With METRICS_PORT, /metrics lives on its own listener (server.ts) and the public port does not serve it.
   if (config.metricsPort === undefined) {

@@ -15,7 +15,7 @@ import { requireApiScope, requireViewer, viewerOf } from '../http/bearer-auth.js
 import type { Config } from '../config.js';
 import type { Services } from '../services/services.js';
 import { conditionalRequests } from './conditional.js';
-import { explorerAssets } from './explorer/assets.js';
+import { ASSETS_PATH, explorerAssets } from './explorer/assets.js';
 import { explorerPage } from './explorer/page.js';
 import {
   refuseBatches,
@@ -26,6 +26,7 @@ import {
 } from './request-guards.js';
 import { buildContext, type GraphQLContext } from './context.js';
 import { requestInfo } from '../http/locals.js';
+import { inSequence } from '../http/in-sequence.js';
 import { settleUrlParseCheck } from '../lib/url-parse.js';
 import { PATHS } from '../http/paths.js';
 import { errorMaskingPlugin, formatError } from './plugins/error-masking.js';
@@ -131,33 +132,36 @@ export async function createGraphqlRouter(
       return buildContext(viewerOf(res), deps.services, res.locals.requestId, requestInfo(res), at);
     },
   });
-  router.use(explorerAssets());
+  // Mounted at its path: an API request never enters its router (which would end in a setImmediate).
+  router.use(ASSETS_PATH, explorerAssets());
   const landingPage = explorerPage(deps.config);
   router.get('/', (req, res, next) => (wantsLandingPage(req) ? landingPage(req, res) : next()));
   // The explorer's redirect URI: the same page, whose script takes the code from the fragment (never sent here).
   router.get(PATHS.explorerCallback.slice(PATHS.graphql.length), landingPage);
   router.use(
-    // Answers made before Apollo (401, bad JSON, 413) are GraphQL responses too.
-    (_req, res, next) => {
-      res.set('Cache-Control', CACHE_CONTROL);
-      next();
-    },
-    requireViewer(deps.viewers, 'graphql'),
-    requireApiScope,
-    refuseSpentBudget(deps.limiter),
-    requireJsonBody,
-    express.json({ limit: MAX_BODY_BYTES, verify: verifyBody }),
-    refuseBatches,
-    refuseDeepParameters,
-    // A replay answers its own If-None-Match; the hook Express's send consults is for Apollo's answers.
-    responseCache(
-      deps.limiter,
-      deps.config.responseCacheMb,
-      (after, through, limit) => deps.services.changes.touched(after, through, limit),
-      deps.logger,
+    inSequence(
+      // Answers made before Apollo (401, bad JSON, 413) are GraphQL responses too.
+      (_req, res, next) => {
+        res.set('Cache-Control', CACHE_CONTROL);
+        next();
+      },
+      requireViewer(deps.viewers, 'graphql'),
+      requireApiScope,
+      refuseSpentBudget(deps.limiter),
+      requireJsonBody,
+      express.json({ limit: MAX_BODY_BYTES, verify: verifyBody }),
+      refuseBatches,
+      refuseDeepParameters,
+      // A replay answers its own If-None-Match; the hook Express's send consults is for Apollo's answers.
+      responseCache(
+        deps.limiter,
+        deps.config.responseCacheMb,
+        (after, through, limit) => deps.services.changes.touched(after, through, limit),
+        deps.logger,
+      ),
+      conditionalRequests,
+      apolloMiddleware,
     ),
-    conditionalRequests,
-    apolloMiddleware,
   );
   return { router, streams, stop: () => apollo.stop() };
 }

@@ -30,10 +30,10 @@ for (const text of Object.values(OWN_FILES)) version.update(text);
 export const ASSETS_PATH = `/explorer/${version.digest('hex').slice(0, 12)}`;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-/** The explorer's scripts and stylesheets, under ASSETS_PATH of the /graphql router. */
+/** The explorer's scripts and stylesheets: mounted at ASSETS_PATH of the /graphql router. */
 export function explorerAssets(): Router {
   const router = Router();
-  router.get(`${ASSETS_PATH}/:file`, (req, res, next) => {
+  router.get('/:file', (req, res, next) => {
     const { file } = req.params;
     const own = Object.hasOwn(OWN_FILES, file) ? OWN_FILES[file] : undefined;
     const vendor = Object.hasOwn(VENDOR_FILES, file) ? VENDOR_FILES[file] : undefined;
