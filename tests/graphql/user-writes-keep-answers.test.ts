@@ -148,6 +148,39 @@ test('every field of a registrant or of the viewer user is a column whose change
   for (const column of shown) expect(migration.ANSWER_USER_COLUMNS).toContain(column);
 });
 
+/** Columns of `users` that no answer shows: a column added later must join this list or the watched one. */
+const NOT_SHOWN = [
+  'email_normalized',
+  'email_verified',
+  'picture',
+  'zoneinfo',
+  'password_hash',
+  'created_at',
+  'updated_at',
+];
+
+test('every column of users is either watched or known not to be shown', async () => {
+  const columns: string[] = isSqlite(other.db)
+    ? (await other.db.raw<{ name: string }[]>('PRAGMA table_info(users)')).map((c) => c.name)
+    : (
+        await other.db.raw<{ rows: { name: string }[] }>(
+          "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'users' AND table_schema = current_schema()",
+        )
+      ).rows.map((c) => c.name);
+  expect(columns.length).toBeGreaterThan(5);
+  expect([...columns].sort()).toEqual([...migration.ANSWER_USER_COLUMNS, ...NOT_SHOWN].sort());
+});
+
+test("a user's id changed alone moves the epoch", async () => {
+  const made = await other.stores.users.create({ name: 'Id Change' });
+  const was = await epoch();
+  await other
+    .db('users')
+    .where({ id: made.id })
+    .update({ id: made.id + 100_000 });
+  expect(await epoch()).not.toBe(was);
+});
+
 test('migrated down, a password change moves the epoch again; up again, it does not', async () => {
   await migration.down(other.db);
   try {

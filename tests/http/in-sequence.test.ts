@@ -65,6 +65,42 @@ beforeAll(async () => {
     '/answers',
     inSequence(mark('a'), (_req, res) => void res.send('early'), mark('never')),
   );
+  // Reached from a timer, not from Express's own call: only the sequence can catch its throw.
+  app.use(
+    '/throws-later',
+    inSequence(
+      (_req, _res, next) => void setTimeout(next, 1),
+      () => {
+        throw new Error('thrown later');
+      },
+      mark('never'),
+    ),
+  );
+  // A promise-like that is not a native Promise, rejected.
+  app.use(
+    '/rejects-thenable',
+    inSequence((() => ({
+      then: (_ok: unknown, fail: (e: Error) => void) => fail(new Error('thenable')),
+    })) as RequestHandler),
+  );
+  // As in Express, `next('route')` from a middleware goes on to the next one, and `req.next` is the sequence's.
+  app.use(
+    '/route',
+    inSequence(
+      mark('a'),
+      (_req, _res, next) => next('route'),
+      mark('b'),
+      (req) => req.next?.(),
+      mark('c'),
+    ),
+  );
+  app.use('/route', (_req, res) => void res.send('went on'));
+  // `next('router')` leaves the router the sequence is in.
+  const inner = express.Router();
+  inner.use(inSequence(mark('a'), (_req, _res, next) => next('router'), mark('never')));
+  inner.use(mark('never either'));
+  app.use('/router', inner);
+  app.use('/router', (_req, res) => void res.send('left the router'));
   app.use((_req, res) => void res.status(404).send('fell through'));
   const onError: ErrorRequestHandler = (err: Error, _req, res, _next) => {
     ran.push('error');
@@ -85,9 +121,20 @@ test.each([
   ['/rejects-empty', 500, 'Rejected promise', ['error']],
   ['/passes', 500, 'passed', ['a', 'error']],
   ['/answers', 200, 'early', ['a']],
+  ['/throws-later', 500, 'thrown later', ['error']],
+  ['/rejects-thenable', 500, 'thenable', ['error']],
+  ['/route', 200, 'went on', ['a', 'b', 'c']],
+  ['/router', 200, 'left the router', ['a']],
 ])('%s', async (path, status, body, order) => {
   const res = await fetch(`${base}${path}`);
   expect(res.status).toBe(status);
   expect(await res.text()).toBe(body);
   expect(ran).toEqual(order);
+});
+
+test('an error handler is refused when the sequence is made', () => {
+  const onError: ErrorRequestHandler = (_err, _req, _res, next) => next();
+  expect(() => inSequence(mark('a'), onError as unknown as RequestHandler)).toThrow(
+    'inSequence takes no error handler',
+  );
 });
