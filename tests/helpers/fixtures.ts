@@ -1,5 +1,6 @@
 import type { EventRow, UserRow } from '../../src/stores/types.js';
 import { mintAccessToken } from '../../src/oidc/mint-token.js';
+import { chunks } from '../../src/stores/chunks.js';
 import { startServer, type TestServer } from './harness.js';
 import type { Logger } from 'pino';
 
@@ -117,11 +118,10 @@ export async function addRegistrants(
     updated_at: now,
   }));
   await db.batchInsert('users', users, 200);
-  // By exact uid: in LIKE `_` matches any character, and a seeded user's random uid may begin `u?bk…`.
+  // By exact uid, not `LIKE 'u_<prefix>_%'`: there `_` matches any character, and a seeded user's random uid can too.
   const ids: number[] = [];
-  for (let i = 0; i < users.length; i += 500) {
-    const uids = users.slice(i, i + 500).map((u) => u.uid);
-    ids.push(...(await db('users').whereIn('uid', uids).orderBy('id').pluck('id')).map(Number));
+  for (const part of chunks(users.map((u) => u.uid))) {
+    ids.push(...(await db('users').whereIn('uid', part).orderBy('id').pluck('id')).map(Number));
   }
   await db.batchInsert(
     'registrations',
